@@ -1,0 +1,127 @@
+"""The staged backward pass: undo the ten forward lines in reverse, one local derivative each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ln_core.forward import Cache
+from ln_core.validation import check_dout, numeric_guard
+
+
+@dataclass(frozen=True)
+class Grads:
+    """Gradients of the scalar loss sum(dout * out).
+
+    dx: x's shape; dgamma, dbeta: (D,), summed over every axis but the last.
+    """
+
+    dx: np.ndarray
+    dgamma: np.ndarray
+    dbeta: np.ndarray
+
+
+@dataclass(frozen=True)
+class StagedGrads(Grads):
+    """Grads plus the gradient of every node (`d<node>`), each with its node's shape.
+
+    The two merge points keep both contributions as well as their sum:
+    x_sm feeds normalized_x and sq_xsm, so dx_sm = dx_sm_via_normalized_x + dx_sm_via_sq_xsm;
+    x feeds x_sm and sample_mean, so dx = dx_via_x_sm + dx_via_sample_mean.
+    """
+
+    dout: np.ndarray = field(repr=False)
+    dgx: np.ndarray = field(repr=False)
+    dnormalized_x: np.ndarray = field(repr=False)
+    dinv_sqrt_sve: np.ndarray = field(repr=False)
+    dsqrt_sve: np.ndarray = field(repr=False)
+    dsve: np.ndarray = field(repr=False)
+    dsample_var: np.ndarray = field(repr=False)
+    dsq_xsm: np.ndarray = field(repr=False)
+    dx_sm_via_normalized_x: np.ndarray = field(repr=False)
+    dx_sm_via_sq_xsm: np.ndarray = field(repr=False)
+    dx_sm: np.ndarray = field(repr=False)
+    dsample_mean: np.ndarray = field(repr=False)
+    dx_via_x_sm: np.ndarray = field(repr=False)
+    dx_via_sample_mean: np.ndarray = field(repr=False)
+
+    def of(self, node: str) -> np.ndarray:
+        """The gradient of a node (or of "x") by its forward name: of("x_sm") is dx_sm."""
+        return getattr(self, f"d{node}")
+
+
+def param_axes(ndim: int) -> tuple[int, ...]:
+    """Axes that gamma and beta are broadcast over (all but the last), summed in their grads."""
+    return tuple(range(ndim - 1))
+
+
+def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
+    """Staged backward pass for the loss sum(dout * out).
+
+    dout: the upstream gradient dL/dout, same shape as x (cast to x's dtype).
+    Returns StagedGrads: dx (x's shape), dgamma and dbeta (D,), and every node's gradient.
+    """
+    dout = check_dout(dout, cache.x.shape, cache.dtype)
+    axis, n = cache.axis, cache.n
+
+    def reduce(a: np.ndarray) -> np.ndarray:
+        # A node reduced over `axis` was broadcast back in later lines, so its gradient sums.
+        return np.sum(a, axis=axis, keepdims=True)
+
+    with numeric_guard("The backward pass"):
+        # 10  out = gx + beta
+        dgx = dout
+        dbeta = np.sum(dout, axis=param_axes(dout.ndim))
+
+        # 9   gx = gamma * normalized_x
+        dgamma = np.sum(cache.normalized_x * dgx, axis=param_axes(dgx.ndim))
+        dnormalized_x = cache.gamma * dgx
+
+        # 8   normalized_x = x_sm * inv_sqrt_sve
+        dx_sm_via_normalized_x = cache.inv_sqrt_sve * dnormalized_x
+        dinv_sqrt_sve = reduce(cache.x_sm * dnormalized_x)
+
+        # 7   inv_sqrt_sve = 1 / sqrt_sve
+        dsqrt_sve = -1.0 / cache.sqrt_sve**2 * dinv_sqrt_sve
+
+        # 6   sqrt_sve = sqrt(sve)
+        dsve = 0.5 / cache.sqrt_sve * dsqrt_sve
+
+        # 5   sve = sample_var + eps          (eps is a hyperparameter: no gradient)
+        dsample_var = dsve
+
+        # 4   sample_var = mean(sq_xsm)
+        dsq_xsm = np.ones_like(cache.sq_xsm) / n * dsample_var
+
+        # 3   sq_xsm = x_sm ** 2
+        dx_sm_via_sq_xsm = 2.0 * cache.x_sm * dsq_xsm
+        dx_sm = dx_sm_via_normalized_x + dx_sm_via_sq_xsm
+
+        # 2   x_sm = x - sample_mean
+        dx_via_x_sm = dx_sm
+        dsample_mean = -reduce(dx_sm)
+
+        # 1   sample_mean = mean(x)
+        dx_via_sample_mean = np.ones_like(cache.x) / n * dsample_mean
+        dx = dx_via_x_sm + dx_via_sample_mean
+
+    return StagedGrads(
+        dx=dx,
+        dgamma=dgamma,
+        dbeta=dbeta,
+        dout=dout,
+        dgx=dgx,
+        dnormalized_x=dnormalized_x,
+        dinv_sqrt_sve=dinv_sqrt_sve,
+        dsqrt_sve=dsqrt_sve,
+        dsve=dsve,
+        dsample_var=dsample_var,
+        dsq_xsm=dsq_xsm,
+        dx_sm_via_normalized_x=dx_sm_via_normalized_x,
+        dx_sm_via_sq_xsm=dx_sm_via_sq_xsm,
+        dx_sm=dx_sm,
+        dsample_mean=dsample_mean,
+        dx_via_x_sm=dx_via_x_sm,
+        dx_via_sample_mean=dx_via_sample_mean,
+    )

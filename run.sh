@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Create (or reuse) .venv, install the runtime requirements and start LayerNorm Lab on localhost.
+set -euo pipefail
+cd "$(dirname "$0")"
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+exec .venv/bin/python -m streamlit run app.py "$@"

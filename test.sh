@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Create (or reuse) .venv, install the dev requirements, lint, and run every test.
+set -euo pipefail
+cd "$(dirname "$0")"
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+.venv/bin/python -m ruff check .
+exec .venv/bin/python -m pytest "$@"
