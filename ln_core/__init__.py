@@ -18,7 +18,16 @@ from ln_core.gradcheck import (
 )
 from ln_core.jacobian import jacobian, jacobian_parts
 from ln_core.node_check import NodeCheck, check_node
-from ln_core.numerical import numerical_gradients
+from ln_core.numerical import central_difference, numerical_gradients
+from ln_core.residual import (
+    ResidualCache,
+    ResidualGrads,
+    Sublayer,
+    make_sublayer,
+    residual_backward,
+    residual_forward,
+    residual_numerical_grads,
+)
 
 __all__ = [
     "NODE_INPUTS",
@@ -28,9 +37,13 @@ __all__ = [
     "Grads",
     "NodeCheck",
     "PathTerms",
+    "ResidualCache",
+    "ResidualGrads",
     "StagedGrads",
+    "Sublayer",
     "backward",
     "band",
+    "central_difference",
     "check_node",
     "closed_form_backward",
     "default_h",
@@ -41,7 +54,11 @@ __all__ = [
     "gradient_check",
     "jacobian",
     "jacobian_parts",
+    "make_sublayer",
     "numerical_gradients",
     "rel_error",
+    "residual_backward",
+    "residual_forward",
+    "residual_numerical_grads",
     "tolerance",
 ]

@@ -11,6 +11,8 @@ which matters in float32 where x + h rounds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ln_core.backward import Grads, param_axes
@@ -119,3 +121,26 @@ def numerical_gradients(
         dx = _numerical_dx(cache, dout, h)
         dgamma, dbeta = _numerical_params(cache, dout, h)
     return Grads(dx=dx, dgamma=dgamma, dbeta=dbeta)
+
+
+def central_difference(
+    loss: Callable[[np.ndarray], float], value: np.ndarray, h: float
+) -> np.ndarray:
+    """Generic dloss/dvalue, one element at a time; value's shape.
+
+    For small models only (the residual block); the LayerNorm checks above use the graph's
+    structure instead of this loop.
+    """
+    h = check_h(h)
+    value = np.array(value, copy=True)
+    grad = np.empty_like(value)
+    flat, grad_flat = value.reshape(-1), grad.reshape(-1)
+    for i in range(flat.size):
+        original = flat[i]
+        flat[i] = original + h
+        plus_step, loss_plus = flat[i], loss(value)
+        flat[i] = original - h
+        minus_step, loss_minus = flat[i], loss(value)
+        flat[i] = original
+        grad_flat[i] = (loss_plus - loss_minus) / (plus_step - minus_step)
+    return grad
