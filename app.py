@@ -1,0 +1,22 @@
+"""LayerNorm Lab: the entrypoint. Shared sidebar controls, then the chosen page."""
+
+import streamlit as st
+
+from ui import sidebar, state
+
+st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
+
+state.ensure_defaults()
+
+# Page scripts sit one folder below pages/: Streamlit still runs top-level pages/*.py on their
+# own (without this entrypoint, so without the sidebar and state) whenever it falls back to
+# its older pages-folder mode, as it does on a server's first run and in every AppTest run.
+PAGES = [
+    st.Page("pages/lab/home.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("pages/lab/inputs.py", title="Inputs", icon=":material/edit:"),
+    st.Page("pages/lab/stepper.py", title="Stepper", icon=":material/footprint:"),
+]
+
+page = st.navigation(PAGES)
+sidebar.draw()
+page.run()

@@ -1,0 +1,87 @@
+"""Inputs: edit x, gamma, beta and the upstream gradient; CSV in and out."""
+
+import numpy as np
+import streamlit as st
+
+from ln_core.upstream import constant_dout_warning
+from ui import state
+from ui.csv_io import MAX_CSV_BYTES, parse_csv, to_csv
+from ui.editors import array_editor
+from ui.errors import shown_errors
+
+s = st.session_state
+st.title("Inputs")
+st.caption(
+    "Every page computes from these numbers. Edits are checked as you type: an empty or "
+    "non-numeric cell is reported and the last valid numbers stay in use."
+)
+
+st.subheader("x: one row per vector")
+array_editor("x", s["x"], lambda a: state.set_array("x", a))
+
+with st.expander("Paste or upload x as CSV, or download the inputs"):
+    st.caption(
+        "One vector per line, numbers separated by commas, no header. One line gives a "
+        f"vector, several give rows. At most {MAX_CSV_BYTES // 1024} KB."
+    )
+    pasted = st.text_area("Paste CSV", key="csv_text", height=100)
+    uploaded = st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")
+    if st.button("Use this CSV for x", disabled=not (pasted or uploaded)):
+        with shown_errors():
+            state.replace_x(parse_csv(uploaded.getvalue() if uploaded else pasted))
+            st.rerun()
+    cols = st.columns(3)
+    for col, (label, array) in zip(
+        cols,
+        [
+            ("x.csv", s["x"]),
+            ("gamma_beta.csv", np.stack([s["gamma"], s["beta"]])),
+            ("dout.csv", s["dout_random"]),
+        ],
+        strict=True,
+    ):
+        col.download_button(f"Download {label}", to_csv(array), file_name=label, mime="text/csv")
+
+st.subheader("gamma and beta: one value per feature")
+
+
+def _store_params(params: np.ndarray) -> None:
+    state.set_array("gamma", params[0])
+    state.set_array("beta", params[1])
+
+
+array_editor("params", np.stack([s["gamma"], s["beta"]]), _store_params, ["gamma", "beta"])
+
+st.subheader("Upstream gradient dout = dL/dy")
+st.radio(
+    "Where dout comes from",
+    list(state.UPSTREAM_KINDS),
+    format_func=state.UPSTREAM_KINDS.get,
+    horizontal=True,
+    **state.bound("upstream", on_change=state.bump_editors),
+)
+kind = s["upstream"]
+if kind == "one_hot":
+    st.number_input(
+        "Output that gets the 1",
+        min_value=0,
+        max_value=s["x"].shape[-1] - 1,
+        step=1,
+        **state.bound("one_hot_index", on_change=state.bump_editors),
+    )
+if kind == "loss":
+    st.caption("Target y* for the loss 1/2 ||y - y*||^2, whose gradient is dout = y - y*.")
+    array_editor("target", s["target"], lambda a: state.set_array("target", a))
+
+with shown_errors():
+    dout = state.upstream_gradient()
+    warning = constant_dout_warning(s["gamma"], dout)
+    if warning:
+        st.warning(warning)
+    st.caption("Edit a cell to set dout by hand.")
+
+    def _store_dout(edited: np.ndarray) -> None:
+        state.set_array("dout_edited", edited)
+        s["upstream"] = "edited"
+
+    array_editor("dout", dout, _store_dout)

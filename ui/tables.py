@@ -1,0 +1,43 @@
+"""Arrays as tables: one row per vector, so a (B, L, D) batch reads as B*L labelled rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def row_labels(shape: tuple[int, ...]) -> list[str]:
+    """Labels for the vectors of an array of this shape (all axes but the last)."""
+    if len(shape) <= 1:
+        return ["vector"]
+    if len(shape) == 2:
+        return [f"row {i}" for i in range(shape[0])]
+    return [f"b{b} t{t}" for b in range(shape[0]) for t in range(shape[1])]
+
+
+def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
+    """A DataFrame with one row per vector and one column per entry of the last axis.
+
+    array: (D,), (N, D) or (B, L, D); a reduced node such as (N, 1) gives one column.
+    """
+    array = np.asarray(array)
+    rows = array.reshape(-1, array.shape[-1]) if array.ndim else array.reshape(1, 1)
+    columns = [f"{column}{j}" for j in range(rows.shape[1])]
+    labels = row_labels(array.shape) if rows.shape[0] == len(row_labels(array.shape)) else None
+    return pd.DataFrame(rows, columns=columns, index=labels)
+
+
+def frame_to_array(frame: pd.DataFrame, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Read an edited table back into an array of `shape`.
+
+    Raises ValueError naming the first empty or non-numeric cell.
+    """
+    values = frame.apply(pd.to_numeric, errors="coerce")
+    missing = values.isna().to_numpy()
+    if missing.any():
+        r, c = (int(i) for i in np.argwhere(missing)[0])
+        raise ValueError(
+            f"{name}: the cell in row {frame.index[r]}, column {frame.columns[c]} is empty or "
+            "not a number. Type a finite number; the last valid values are still in use."
+        )
+    return values.to_numpy(dtype=np.float64).reshape(shape)
