@@ -27,23 +27,28 @@ FORWARD_NOTE = {
 BACKWARD = {
     "out": r"d\,\mathrm{out} = \frac{\partial L}{\partial\,\mathrm{out}}"
     r"\quad\text{(given: the upstream gradient)}",
-    "gx": r"d\,\mathrm{gx} = d\,\mathrm{out}\cdot\frac{\partial\,\mathrm{out}}{\partial\,\mathrm{gx}}"
-    r" = d\,\mathrm{out}\cdot 1,\qquad d\beta = \sum_{\text{rows}} d\,\mathrm{out}",
-    "normalized_x": r"d\,\mathrm{normalized\_x} = \gamma \odot d\,\mathrm{gx},\qquad"
-    r" d\gamma = \sum_{\text{rows}} \mathrm{normalized\_x} \odot d\,\mathrm{gx}",
+    "gx": r"\begin{aligned}d\,\mathrm{gx} &= d\,\mathrm{out}\cdot"
+    r"\frac{\partial\,\mathrm{out}}{\partial\,\mathrm{gx}} = d\,\mathrm{out}\cdot 1\\"
+    r"d\beta &= \sum_{\text{vectors}} d\,\mathrm{out}\end{aligned}",
+    "normalized_x": r"\begin{aligned}d\,\mathrm{normalized\_x} &= \gamma \odot d\,\mathrm{gx}\\"
+    r"d\gamma &= \sum_{\text{vectors}} \mathrm{normalized\_x} \odot d\,\mathrm{gx}\end{aligned}",
     "inv_sqrt_sve": r"d\,\mathrm{inv\_sqrt\_sve} = \sum_{j=1}^{D} \mathrm{x\_sm}_j\,"
     r"d\,\mathrm{normalized\_x}_j",
-    "sqrt_sve": r"d\,\mathrm{sqrt\_sve} = -\frac{1}{\mathrm{sqrt\_sve}^2}\,d\,\mathrm{inv\_sqrt\_sve}",
+    "sqrt_sve": r"d\,\mathrm{sqrt\_sve} = -\frac{1}{\mathrm{sqrt\_sve}^2}"
+    r"\,d\,\mathrm{inv\_sqrt\_sve}",
     "sve": r"d\,\mathrm{sve} = \frac{1}{2\sqrt{\mathrm{sve}}}\,d\,\mathrm{sqrt\_sve}",
     "sample_var": r"d\,\mathrm{sample\_var} = d\,\mathrm{sve}\cdot 1"
     r"\quad(\varepsilon\text{ is a constant: no gradient})",
-    "sq_xsm": r"d\,\mathrm{sq\_xsm}_j = \frac{1}{D}\,d\,\mathrm{sample\_var}\quad\text{for every } j",
-    "x_sm": r"d\,\mathrm{x\_sm} = \underbrace{\mathrm{inv\_sqrt\_sve}\cdot d\,\mathrm{normalized\_x}}"
-    r"_{\text{from normalized\_x}} + \underbrace{2\,\mathrm{x\_sm}\odot d\,\mathrm{sq\_xsm}}"
-    r"_{\text{from sq\_xsm}}",
-    "sample_mean": r"d\,\mathrm{sample\_mean} = -\sum_{j=1}^{D} d\,\mathrm{x\_sm}_j,\qquad"
-    r" dx = \underbrace{d\,\mathrm{x\_sm}}_{\text{from x\_sm}} + "
-    r"\underbrace{\tfrac{1}{D}\,d\,\mathrm{sample\_mean}}_{\text{from sample\_mean}}",
+    "sq_xsm": r"d\,\mathrm{sq\_xsm}_j = \frac{1}{D}\,d\,\mathrm{sample\_var}"
+    r"\quad\text{for every } j",
+    "x_sm": r"\begin{aligned}d\,\mathrm{x\_sm} = \;&\underbrace{\mathrm{inv\_sqrt\_sve}\cdot "
+    r"d\,\mathrm{normalized\_x}}_{\text{from normalized\_x}}\\"
+    r"+\;&\underbrace{2\,\mathrm{x\_sm}\odot d\,\mathrm{sq\_xsm}}_{\text{from sq\_xsm}}"
+    r"\end{aligned}",
+    "sample_mean": r"\begin{aligned}d\,\mathrm{sample\_mean} &= -\sum_{j=1}^{D} "
+    r"d\,\mathrm{x\_sm}_j\\ dx &= \underbrace{d\,\mathrm{x\_sm}}_{\text{from x\_sm}} + "
+    r"\underbrace{\tfrac{1}{D}\,d\,\mathrm{sample\_mean}}_{\text{from sample\_mean}}"
+    r"\end{aligned}",
 }
 
 BACKWARD_NOTE = {

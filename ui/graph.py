@@ -25,7 +25,7 @@ def graph_dot(current: Step, shapes: dict[str, tuple[int, ...]]) -> str:
     """
     lines = [
         "digraph layernorm {",
-        '  graph [rankdir=TB, nodesep=0.25, ranksep=0.22, bgcolor="transparent"];',
+        '  graph [rankdir=LR, nodesep=0.15, ranksep=0.25, bgcolor="transparent"];',
         '  node [fontname="Helvetica", fontsize=12, style="filled,rounded", shape=box,'
         " penwidth=1, height=0.3];",
         f'  edge [color="{EDGE}", arrowsize=0.6];',

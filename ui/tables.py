@@ -41,3 +41,17 @@ def frame_to_array(frame: pd.DataFrame, name: str, shape: tuple[int, ...]) -> np
             "not a number. Type a finite number; the last valid values are still in use."
         )
     return values.to_numpy(dtype=np.float64).reshape(shape)
+
+
+def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
+    """Several arrays of one shape interleaved per vector: row i of each part, then row i + 1.
+
+    Used where a gradient is the sum of two contributions, so each vector's two parts and
+    their sum stand directly above one another; the first column names the part.
+    """
+    frames = [vectors_frame(array) for _, array in parts]
+    rows = []
+    for position, row in enumerate(frames[0].index):
+        for (label, _), frame in zip(parts, frames, strict=True):
+            rows.append(pd.concat([pd.Series({"part": label}), frame.iloc[position]]).rename(row))
+    return pd.DataFrame(rows)

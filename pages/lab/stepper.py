@@ -8,7 +8,7 @@ from ui.errors import shown_errors
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.graph import graph_dot
 from ui.steps import N_STEPS, step
-from ui.tables import vectors_frame
+from ui.tables import contributions_frame, vectors_frame
 
 MAX_D = 64
 s = st.session_state
@@ -28,15 +28,41 @@ def _table(array, caption: str) -> None:
     st.dataframe(vectors_frame(_shown(array)), width="stretch")
 
 
-st.title("Stepper")
+def _check(inputs: state.Inputs, node: str) -> None:
+    """The numerical check of one node's gradient, as three metrics and the numbers."""
+    result = compute.node_check(
+        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype, node
+    )
+    verdict = {"exact": "exact", "good": "close"}.get(result.verdict, result.verdict)
+    metrics = st.columns(3)
+    metrics[0].metric(f"d{node}: analytic vs numerical", verdict)
+    metrics[1].metric("max |difference|", f"{result.max_abs_diff:.2e}")
+    metrics[2].metric("relative error", f"{result.rel_error:.2e}")
+    if result.verdict in ("suspicious", "wrong"):
+        st.warning(
+            f"d{node} differs from its numerical estimate by more than rounding explains in "
+            f"{inputs.dtype}."
+        )
+    with st.expander(f"Numerical d{node}"):
+        _table(result.numerical, f"numerical d{node} (step h scaled to each entry)")
+
+
 if s["x"].shape[-1] > MAX_D:
+    st.title("Stepper")
     st.error(
-        f"The stepper shows every number of every node, which is readable up to D = {MAX_D}; "
+        f"The stepper shows every number of every node, which stays readable up to D = {MAX_D}; "
         f"D is {s['x'].shape[-1]}. Lower D in the sidebar (the Jacobian page takes larger D)."
     )
     st.stop()
 
-nav = st.columns([1, 1, 5, 3], vertical_alignment="bottom")
+current = step(s["step"])
+direction = "backward" if current.backward else "forward"
+st.subheader(
+    f"Step {current.number} of {N_STEPS} · {direction} · node {current.index}: "
+    f"{'d' if current.backward else ''}{current.node}"
+    + (" and dx" if current.backward and current.index == 1 else "")
+)
+nav = st.columns([1, 1, 4, 3], vertical_alignment="bottom")
 nav[0].button(
     "Prev",
     on_click=_go,
@@ -61,12 +87,6 @@ nav[3].selectbox(
     format_func=lambda n: step(n).label,
     **state.bound("step", widget="jump"),
 )
-current = step(s["step"])
-
-if s["x"].ndim == 3:
-    pick = st.columns(4)
-    pick[0].number_input("Batch element b", 0, s["x"].shape[0] - 1, **state.bound("view_b"))
-    pick[1].number_input("Token t", 0, s["x"].shape[1] - 1, **state.bound("view_t"))
 
 with shown_errors():
     inputs = state.inputs()
@@ -74,60 +94,54 @@ with shown_errors():
         inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
     )
     node = current.node
-    direction = "backward" if current.backward else "forward"
-    st.subheader(f"Step {current.number} of {N_STEPS}: {direction}, node {current.index} ({node})")
-    left, right = st.columns([2, 3], gap="large")
+    st.graphviz_chart(graph_dot(current, {n: getattr(cache, n).shape for n in NODE_NAMES}))
+    st.caption(
+        "Grey: not computed yet. Blue: value known. Orange: gradient known. Yellow: this step. "
+        + (
+            "Red edges: the inputs of this node."
+            if not current.backward
+            else "Red edges: where this node's gradient comes from."
+        )
+    )
+    if s["x"].ndim == 3:
+        pick = st.columns(4)
+        pick[0].number_input("Batch element b", 0, s["x"].shape[0] - 1, **state.bound("view_b"))
+        pick[1].number_input("Token t", 0, s["x"].shape[1] - 1, **state.bound("view_t"))
+
+    value = getattr(cache, node)
+    left, right = st.columns(2, gap="large")
     with left:
-        st.graphviz_chart(graph_dot(current, {n: getattr(cache, n).shape for n in NODE_NAMES}))
-        st.caption("grey: not computed yet; blue: value known; orange: gradient known.")
-    with right:
+        st.markdown("**Forward line**")
         st.latex(FORWARD[node])
-        value = getattr(cache, node)
         if node in FORWARD_NOTE:
             st.caption(FORWARD_NOTE[node])
-        if not current.backward:
-            _table(value, f"{node}, shape {value.shape}")
-        else:
+    if current.backward:
+        with right:
+            st.markdown("**Local derivative used**")
             st.latex(BACKWARD[node])
             if node in BACKWARD_NOTE:
-                st.info(BACKWARD_NOTE[node])
-            if node in MERGES:
-                columns = st.columns(3)
-                for column, (label, field) in zip(columns, MERGES[node], strict=True):
-                    with column:
-                        _table(getattr(grads, field), label)
-            _table(grads.of(node), f"d{node}, shape {grads.of(node).shape}")
-            if node == "normalized_x":
-                _table(grads.dgamma, "dgamma (summed over every row and token)")
-            if node == "gx":
-                _table(grads.dbeta, "dbeta (summed over every row and token)")
-            with st.expander(f"{node} itself (forward value)"):
-                _table(value, f"{node}, shape {value.shape}")
+                st.caption(BACKWARD_NOTE[node])
 
-            st.markdown("**Check this step numerically**")
-            st.caption(
-                f"Move each entry of {node} by a tiny step h both ways, re-run only the nodes "
-                "after it, and divide the change in the loss sum(dout * out) by 2h."
-            )
-            for checked in (node, "x") if node == "sample_mean" else (node,):
-                result = compute.node_check(
-                    inputs.x,
-                    inputs.gamma,
-                    inputs.beta,
-                    inputs.dout,
-                    inputs.eps,
-                    inputs.dtype,
-                    checked,
-                )
-                verdict = {"exact": "exact", "good": "close"}.get(result.verdict, result.verdict)
-                metrics = st.columns(3)
-                metrics[0].metric(f"d{checked}: verdict", verdict)
-                metrics[1].metric("max |analytic - numerical|", f"{result.max_abs_diff:.2e}")
-                metrics[2].metric("relative error", f"{result.rel_error:.2e}")
-                if result.verdict in ("suspicious", "wrong"):
-                    st.warning(
-                        f"d{checked} differs from its numerical estimate more than rounding "
-                        f"explains in {inputs.dtype}."
-                    )
-                with st.expander(f"Numerical d{checked}"):
-                    _table(result.numerical, f"numerical d{checked}")
+    if not current.backward:
+        _table(value, f"{node}: shape {value.shape} (keepdims)")
+    else:
+        if node in MERGES:
+            st.caption("Both contributions and their sum, vector by vector")
+            parts = [(label, _shown(getattr(grads, field))) for label, field in MERGES[node]]
+            st.dataframe(contributions_frame(parts), width="stretch")
+        _table(grads.of(node), f"d{node}: shape {grads.of(node).shape}")
+        if node == "normalized_x":
+            _table(grads.dgamma, "dgamma: summed over every vector")
+        if node == "gx":
+            _table(grads.dbeta, "dbeta: summed over every vector")
+        with st.expander(f"{node} itself (its forward value)"):
+            _table(value, f"{node}: shape {value.shape}")
+
+    if current.backward:
+        st.markdown("**Check this step numerically**")
+        st.caption(
+            f"Each entry of {node} is moved by a small step h both ways, only the nodes after "
+            "it are re-run, and the change in the loss sum(dout * out) is divided by 2h."
+        )
+        for checked in (node, "x") if node == "sample_mean" else (node,):
+            _check(inputs, checked)
