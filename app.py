@@ -15,6 +15,11 @@ PAGES = [
     st.Page("pages/lab/home.py", title="Overview", icon=":material/home:", default=True),
     st.Page("pages/lab/inputs.py", title="Inputs", icon=":material/edit:"),
     st.Page("pages/lab/stepper.py", title="Stepper", icon=":material/footprint:"),
+    st.Page("pages/lab/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
+    st.Page("pages/lab/gradcheck.py", title="Gradient check", icon=":material/rule:"),
+    st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
+    st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
+    st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
 ]
 
 page = st.navigation(PAGES)

@@ -4,7 +4,10 @@ Shapes: x is (D,), (N, D) or (B, L, D); gamma and beta are (D,) and act on the l
 Bad input raises ValueError with a message meant for a student.
 """
 
+from ln_core.audit import AuditResult, audit
 from ln_core.backward import Grads, StagedGrads, backward
+from ln_core.batchnorm import BatchNormResult, BNComparison, batchnorm_via_transpose, compare_bn_ln
+from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian
 from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
 from ln_core.forward import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
 from ln_core.gradcheck import (
@@ -17,6 +20,7 @@ from ln_core.gradcheck import (
     tolerance,
 )
 from ln_core.jacobian import jacobian, jacobian_parts
+from ln_core.jacobian_facts import JacobianFacts, jacobian_facts
 from ln_core.node_check import NodeCheck, check_node
 from ln_core.numerical import central_difference, numerical_gradients
 from ln_core.residual import (
@@ -28,37 +32,59 @@ from ln_core.residual import (
     residual_forward,
     residual_numerical_grads,
 )
+from ln_core.rmsnorm import RMSCache, RMSGrads, rms_backward, rms_forward, rms_jacobian
+from ln_core.step_sweep import StepCurve, StepSweep, error_vs_step
 
 __all__ = [
     "NODE_INPUTS",
     "NODE_NAMES",
+    "AuditResult",
+    "BNComparison",
+    "BatchNormResult",
+    "Bug",
     "Cache",
     "GradientCheck",
     "Grads",
+    "JacobianFacts",
     "NodeCheck",
     "PathTerms",
+    "RMSCache",
+    "RMSGrads",
     "ResidualCache",
     "ResidualGrads",
     "StagedGrads",
+    "StepCurve",
+    "StepSweep",
     "Sublayer",
+    "audit",
     "backward",
     "band",
+    "batchnorm_via_transpose",
+    "buggy_backward",
     "central_difference",
     "check_node",
     "closed_form_backward",
+    "compare_bn_ln",
     "default_h",
     "dx_path_terms",
     "elementwise_rel_error",
+    "error_vs_step",
     "forward",
     "forward_from",
     "gradient_check",
     "jacobian",
+    "jacobian_facts",
+    "jacobian_from_backward",
     "jacobian_parts",
     "make_sublayer",
     "numerical_gradients",
+    "numerical_jacobian",
     "rel_error",
     "residual_backward",
     "residual_forward",
     "residual_numerical_grads",
+    "rms_backward",
+    "rms_forward",
+    "rms_jacobian",
     "tolerance",
 ]

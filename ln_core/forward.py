@@ -134,15 +134,16 @@ def run_stages(
     return values
 
 
-def _check_variance(sve: np.ndarray, axis: int) -> None:
-    """sve >= eps, so it can only be 0 when eps = 0 and a variance is 0 (or rounds to 0)."""
+def _check_variance(sve: np.ndarray, axis: int, eps: float) -> None:
+    """sve >= eps, so it can only be 0 when eps = 0 (or rounds to 0) and a variance is 0."""
     zero = sve == 0
     if zero.any():
         which = tuple(int(i) for i in np.argwhere(zero)[0])
         group = "vector" if axis == -1 else "group of entries normalized together"
+        eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
         raise ValueError(
             f"The {group} at index {which} has zero variance (its entries are all equal, or so "
-            "close that their squared differences round to 0) and eps = 0, so "
+            f"close that their squared differences round to 0) and {eps_text}, so "
             "x_sm / sqrt(var + eps) is 0 / 0. Set eps > 0 or make the entries differ."
         )
 
@@ -168,7 +169,7 @@ def forward(
     # Stop at sve to name a zero variance before sqrt and 1/x turn it into a generic error.
     after_sve = NODE_NAMES.index("sve") + 1
     nodes = run_stages({"x": x, "gamma": gamma, "beta": beta}, axis, eps, stop=after_sve)
-    _check_variance(nodes["sve"], axis)
+    _check_variance(nodes["sve"], axis, eps)
     nodes = run_stages(nodes, axis, eps, first=after_sve)
     return Cache(eps=eps, axis=axis, **nodes)
 

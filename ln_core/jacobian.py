@@ -6,10 +6,11 @@ import numpy as np
 
 from ln_core.closed_form import PathTerms, dx_path_terms
 from ln_core.forward import forward
+from ln_core.validation import check_input_x
 
 
 def _one_vector(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x)
+    x = check_input_x(x)
     if x.ndim != 1:
         raise ValueError(
             f"The Jacobian is drawn for one vector x of shape (D,), but x has shape {x.shape}; "
@@ -29,7 +30,14 @@ def jacobian_parts(x: np.ndarray, gamma: np.ndarray, eps: float = 1e-5) -> PathT
     x = _one_vector(x)
     cache = forward(x, gamma, np.zeros_like(gamma, dtype=float), eps)
     one_hot_rows = np.diag(cache.gamma)  # dnormalized_x = e_i * gamma for each output i
-    return dx_path_terms(one_hot_rows, cache.normalized_x, cache.inv_sqrt_sve, cache.axis)
+    terms = dx_path_terms(one_hot_rows, cache.normalized_x, cache.inv_sqrt_sve, cache.axis)
+    # through_mean does not depend on j, so it comes out (D, 1): spell every part out as (D, D).
+    full = one_hot_rows.shape
+    return PathTerms(
+        direct=np.broadcast_to(terms.direct, full).copy(),
+        through_mean=np.broadcast_to(terms.through_mean, full).copy(),
+        through_variance=np.broadcast_to(terms.through_variance, full).copy(),
+    )
 
 
 def jacobian(x: np.ndarray, gamma: np.ndarray, eps: float = 1e-5) -> np.ndarray:

@@ -59,14 +59,24 @@ def node_step(cache: Cache, node: str) -> np.ndarray:
     Each element is measured against its own vector's unit, so a vector with a tiny variance
     gets a tiny step. Nodes after the normalization (normalized_x, gx, out) only feed linear
     steps, so their unit is their own largest magnitude (at least 1).
+    As in gradcheck.default_h, x with a large common offset leaves fewer digits for the change
+    (its mean rounds to about eps * max|x|), so x's step is cbrt(eps * max(1, max|x| / unit)) *
+    unit per vector. No step is below 4 units in the last place of the value it moves, so
+    value + h and value - h always differ (a sample_mean far from 0 with a tiny spread).
     """
     value = getattr(cache, node)
+    machine_eps = np.finfo(cache.dtype).eps
     unit_node = _STEP_UNIT.get(node)
     if unit_node is None:
         unit = np.full(value.shape, max(1.0, float(np.max(np.abs(value)))))
     else:
         unit = np.broadcast_to(getattr(cache, unit_node), value.shape)
-    return np.cbrt(np.finfo(cache.dtype).eps) * unit
+    spread = 1.0
+    if node == "x":
+        size = np.max(np.abs(value), axis=cache.axis, keepdims=True)
+        spread = np.maximum(1.0, size / unit)
+    step = np.cbrt(machine_eps * spread) * unit
+    return np.maximum(step, 4 * machine_eps * np.abs(value))
 
 
 def numerical_node_gradient(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.ndarray:
@@ -88,8 +98,11 @@ def numerical_node_gradient(cache: Cache, dout: np.ndarray, node: str, h: np.nda
             columns = np.arange(start, min(size, start + chunk))
             plus, minus, step = perturbed_copies(flat, steps, columns)
             stacked_shape = (len(columns), *value.shape)
-            out_plus = forward_from(cache, node, plus.reshape(stacked_shape))["out"]
-            out_minus = forward_from(cache, node, minus.reshape(stacked_shape))["out"]
+            # out = gx + beta and beta is the same in both copies, so the difference is taken
+            # on gx: adding beta first would only round away digits of the change.
+            last = "out" if node == "out" else "gx"
+            out_plus = forward_from(cache, node, plus.reshape(stacked_shape))[last]
+            out_minus = forward_from(cache, node, minus.reshape(stacked_shape))[last]
             change = np.sum(dout * (out_plus - out_minus), axis=tuple(range(1, out_plus.ndim)))
             grad[columns] = change / step[0]
     return grad.reshape(value.shape)

@@ -4,7 +4,8 @@ The loss is L = sum(dout * out). Two facts of the graph keep this cheap:
 - perturbing x_j changes only the vector it belongs to, so each vector is perturbed as a stack
   of D copies (one per element) and only that stack is normalized again;
 - gamma_j and beta_j only touch output column j, so shifting all of gamma (or beta) at once by
-  +h and -h gives every column's difference in two forward passes.
+  +h and -h gives every column's difference in two forward passes (out is linear in them, so
+  their step is raised to at least cbrt(machine eps) times their size when h is smaller).
 Each difference is divided by the step actually taken ((x + h) - (x - h) in the working dtype),
 which matters in float32 where x + h rounds.
 """
@@ -83,7 +84,12 @@ def _numerical_dx(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
 def _numerical_params(cache: Cache, dout: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
     """dL/dgamma, dL/dbeta, (D,) each: all of gamma (or beta) shifted at once, column by column."""
     axes = param_axes(cache.x.ndim)
-    shift = np.full_like(cache.gamma, h)
+    # out is linear in gamma and beta, so the step only has to survive rounding: at least
+    # cbrt(machine eps) times their size. (h is sized for x; for an x with a tiny spread it is
+    # so small that gamma + h == gamma and the difference would be 0 / 0.)
+    unit = max(1.0, float(np.max(np.abs(cache.gamma))), float(np.max(np.abs(cache.beta))))
+    step = max(h, float(np.cbrt(np.finfo(cache.dtype).eps)) * unit)
+    shift = np.full_like(cache.gamma, step)
     zero = np.zeros_like(shift)
 
     def column_difference(gamma_shift: np.ndarray, beta_shift: np.ndarray) -> np.ndarray:

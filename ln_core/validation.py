@@ -28,11 +28,17 @@ def as_float_array(name: str, value: Any, dtype: np.dtype | None = None) -> np.n
             f"{name} must be an array of numbers; could not read it ({err})."
         ) from None
     if array.dtype.kind == "O":
+        if any(entry is None for entry in array.flat):
+            raise ValueError(f"{name} contains None; every entry must be a number.")
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError(
                 f"{name} must contain only numbers, but some entries are not."
+            ) from None
+        except OverflowError:
+            raise ValueError(
+                f"{name} contains a number too large for float64 (about 1.8e308 at most)."
             ) from None
     if array.dtype.kind == "c":
         raise ValueError(f"{name} must contain real numbers; complex numbers are not supported.")
@@ -44,12 +50,20 @@ def as_float_array(name: str, value: Any, dtype: np.dtype | None = None) -> np.n
     if dtype is None:
         dtype = np.dtype(np.float32) if array.dtype.kind == "f" and array.itemsize <= 4 else None
         dtype = dtype or np.dtype(np.float64)
-    array = array.astype(dtype, copy=False)
+    dtype = np.dtype(dtype)
+    source = array
+    with np.errstate(over="ignore", invalid="ignore"):
+        array = array.astype(dtype, copy=False)
     if array.size == 0:
         raise ValueError(f"{name} is empty; it needs at least one number.")
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
+        if array is not source and np.isfinite(source[where]):
+            raise ValueError(
+                f"{name} has a value at index {where} that is too large for {dtype.name} "
+                f"(at most about {float(np.finfo(dtype).max):.1e}); rescale it."
+            )
         kind = "NaN" if np.isnan(array[where]) else "an infinite value"
         raise ValueError(
             f"{name} contains {kind} at index {where} ({int(bad.sum())} non-finite entries in "

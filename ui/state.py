@@ -50,6 +50,7 @@ DATA_DEFAULTS = {
     "step": 1,
     "view_b": 0,
     "view_t": 0,
+    "norm_kind": "layer",
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+import ln_core
+
 
 def row_labels(shape: tuple[int, ...]) -> list[str]:
     """Labels for the vectors of an array of this shape (all axes but the last)."""
@@ -55,3 +57,27 @@ def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
         for (label, _), frame in zip(parts, frames, strict=True):
             rows.append(pd.concat([pd.Series({"part": label}), frame.iloc[position]]).rename(row))
     return pd.DataFrame(rows)
+
+
+BAND_COLOURS = {"good": "#d3f9d8", "suspicious": "#fff3bf", "wrong": "#ffc9c9"}
+
+
+def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
+    """One row per entry: analytic, numerical, their relative error and its band."""
+    errors = ln_core.elementwise_rel_error(analytic, numerical)
+    return pd.DataFrame(
+        {
+            "analytic": np.ravel(analytic),
+            "numerical": np.ravel(numerical),
+            "relative error": np.ravel(errors),
+            "band": [ln_core.band(float(e), dtype) for e in np.ravel(errors)],
+        },
+        index=[str(i) for i in np.ndindex(np.shape(analytic))],
+    )
+
+
+def coloured_by_band(frame: pd.DataFrame) -> pd.io.formats.style.Styler:
+    """Colour each row by its 'band' column (good / suspicious / wrong)."""
+    return frame.style.apply(
+        lambda row: [f"background-color: {BAND_COLOURS[row['band']]}"] * len(row), axis=1
+    ).format({"relative error": "{:.1e}", "analytic": "{:.6g}", "numerical": "{:.6g}"})

@@ -7,6 +7,7 @@ from ui import compute, state
 from ui.errors import shown_errors
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.graph import graph_dot
+from ui.picker import pick_vector
 from ui.steps import N_STEPS, step
 from ui.tables import contributions_frame, vectors_frame
 
@@ -20,7 +21,7 @@ def _go(delta: int) -> None:
 
 def _shown(array):
     """The part of an array on screen: every row, or the chosen token of a (B, L, D) batch."""
-    return array[s["view_b"], s["view_t"]] if array.ndim == 3 else array
+    return array[shown] if array.ndim == 3 else array
 
 
 def _table(array, caption: str) -> None:
@@ -103,10 +104,7 @@ with shown_errors():
             else "Red edges: where this node's gradient comes from."
         )
     )
-    if s["x"].ndim == 3:
-        pick = st.columns(4)
-        pick[0].number_input("Batch element b", 0, s["x"].shape[0] - 1, **state.bound("view_b"))
-        pick[1].number_input("Token t", 0, s["x"].shape[1] - 1, **state.bound("view_t"))
+    shown = pick_vector(s["x"].shape, rows=False)
 
     value = getattr(cache, node)
     left, right = st.columns(2, gap="large")

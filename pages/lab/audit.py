@@ -1,0 +1,36 @@
+"""Derivation audit: every closed form in the source documents, tested on the current inputs."""
+
+import streamlit as st
+
+from ui import compute, state
+from ui.errors import shown_errors
+
+st.title("Derivation audit")
+st.markdown(
+    "LayerNorm Lab was built from five write-ups of the backward pass. Each formula they give "
+    "for dx, dgamma or dbeta is coded here exactly as written and run on your inputs next to "
+    "the staged backward pass. A formula is only as good as the numbers it produces: several "
+    "of them are wrong as written, and the numbers show where."
+)
+
+with shown_errors():
+    inputs = state.inputs()
+    results = compute.audit(
+        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
+    )
+    wrong = sum(r.verdict == "wrong" for r in results)
+    st.subheader(f"{len(results)} formulas checked: {wrong} wrong on these inputs")
+    for result in results:
+        icon = ":material/check_circle:" if result.verdict == "correct" else ":material/cancel:"
+        title = (
+            f"{result.quantity} from {result.document}: {result.verdict} (error {result.error:.1e})"
+        )
+        with st.expander(title, icon=icon, expanded=result.verdict == "wrong"):
+            st.markdown("**As written**")
+            st.latex(result.formula_as_written)
+            st.caption(f"Compared with {result.compared_with}.")
+            if result.mistake:
+                st.markdown(f"**The mistake.** {result.mistake}")
+                st.markdown("**Corrected**")
+                st.latex(result.correction)
+                st.caption(f"The corrected form's error: {result.correction_error:.1e}.")

@@ -1,0 +1,108 @@
+"""LayerNorm vs BatchNorm vs RMSNorm: the same graph with another axis, or without the mean."""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import compute, state
+from ui.errors import shown_errors
+from ui.figures import heatmap
+from ui.tables import vectors_frame
+
+MAX_ENTRIES = 16384
+s = st.session_state
+NORMS = {
+    "layer": "LayerNorm: each vector (row) over its D features",
+    "batch": "BatchNorm: each feature (column) over the N vectors",
+    "rms": "RMSNorm: each row, scaled by its root mean square, no mean node",
+}
+
+st.title("LayerNorm vs BatchNorm")
+st.markdown(
+    "The ten nodes do not care which axis they average over. LayerNorm averages each row of "
+    "the N x D input over its features; BatchNorm averages each column over the batch, so "
+    "**BatchNorm is LayerNorm applied to the transpose** (with gamma and beta still per "
+    "feature). RMSNorm drops the mean node and divides by the root mean square."
+)
+if s["x"].ndim == 1:
+    st.error(
+        "BatchNorm needs a batch: x is a single vector. Choose rows (N x D) or tokens in the "
+        "sidebar (tokens are treated as N = B * L rows)."
+    )
+    st.stop()
+if s["x"].size > MAX_ENTRIES:
+    st.error(f"x has {s['x'].size:,} entries; this page draws up to {MAX_ENTRIES:,}.")
+    st.stop()
+
+norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
+
+with shown_errors():
+    inputs = state.inputs()
+    d = inputs.x.shape[-1]
+    # Tokens become rows: BatchNorm then averages over every token of every sequence.
+    x, dout = inputs.x.reshape(-1, d), inputs.dout.reshape(-1, d)
+    fig = heatmap(
+        x,
+        "x (N x D): the boxes are the groups averaged together",
+        x_label="feature",
+        y_label="vector",
+        height=320,
+    )
+    rows, cols = x.shape
+    groups = (
+        [(-0.5, i - 0.45, cols - 0.5, i + 0.45) for i in range(rows)]
+        if norm != "batch"
+        else [(j - 0.45, -0.5, j + 0.45, rows - 0.5) for j in range(cols)]
+    )
+    for x0, y0, x1, y1 in groups:
+        fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color="black", width=1.5))
+    st.plotly_chart(fig, width="stretch")
+
+    if norm == "rms":
+        cache, grads = compute.rms(x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype)
+        st.caption("Mean square per row (no mean is subtracted)")
+        st.dataframe(vectors_frame(cache.mean_sq), width="stretch")
+    else:
+        axis = 0 if norm == "batch" else -1
+        cache, grads = compute.forward_backward(
+            x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype, axis
+        )
+        per = "feature" if norm == "batch" else "vector"
+        st.caption(f"Statistics per {per}: mean (first) and variance (second)")
+        st.dataframe(vectors_frame(cache.sample_mean), width="stretch")
+        st.dataframe(vectors_frame(cache.sample_var), width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(
+            heatmap(cache.out, "output y", x_label="feature", y_label="vector", height=300),
+            width="stretch",
+        )
+    with right:
+        st.plotly_chart(
+            heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
+            width="stretch",
+        )
+
+with shown_errors():
+    st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
+    comparison = compute.bn_vs_ln(x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype)
+    cols = st.columns(4)
+    for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
+        col.metric(name, f"{error:.1e}")
+    st.caption(
+        "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
+        "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."
+    )
+    layer = compute.forward_backward(
+        x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype, -1
+    )[1].dx
+    fig = go.Figure(
+        [
+            go.Histogram(x=np.ravel(layer), name="LayerNorm dx", opacity=0.6),
+            go.Histogram(x=np.ravel(comparison.direct.dx), name="BatchNorm dx", opacity=0.6),
+        ]
+    )
+    fig.update_layout(
+        barmode="overlay", height=260, margin=dict(l=40, r=10, t=20, b=40), xaxis_title="dx entries"
+    )
+    st.plotly_chart(fig, width="stretch")

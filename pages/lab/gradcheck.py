@@ -1,0 +1,133 @@
+"""Gradient check: analytic gradients against central differences, and how a check fails."""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from ln_core.bugs import Bug
+from ln_core.gradcheck import TENSORS, TOLERANCES
+from ui import compute, state
+from ui.errors import shown_errors
+from ui.figures import heatmap
+from ui.picker import pick_vector
+from ui.tables import check_frame, coloured_by_band
+
+MAX_ENTRIES = 65536  # every entry gets its own table row and its own central difference.
+s = st.session_state
+
+st.title("Gradient check")
+st.markdown(
+    "A central difference $\\frac{L(x + h) - L(x - h)}{2h}$ needs only the forward pass, so "
+    "it is an independent witness for the backward pass. The loss is "
+    "$L = \\sum dout \\odot y$, whose gradient is exactly what backward computes. "
+    "The relative error is $\\max|a - n| / \\max(|a| + |n|)$ per tensor."
+)
+if s["x"].size > MAX_ENTRIES:
+    st.error(
+        f"x has {s['x'].size:,} entries; this page checks up to {MAX_ENTRIES:,}. Lower N or D."
+    )
+    st.stop()
+
+bands = ", ".join(
+    f"{np.dtype(d).name}: good <= {good:g}, suspicious <= {susp:g}, wrong above (pass <= {tol:g})"
+    for d, (tol, good, susp) in TOLERANCES.items()
+)
+st.caption(f"Bands: {bands}. float32 keeps about 7 digits, so its bar is lower.")
+
+with shown_errors():
+    inputs = state.inputs()
+    check = compute.gradient_check(
+        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
+    )
+    verdict = "passes" if check.passed else "FAILS"
+    st.subheader(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
+    cols = st.columns(3)
+    for col, tensor in zip(cols, TENSORS, strict=True):
+        error = check.errors["backward"][tensor]
+        col.metric(
+            f"{tensor}: {check.band('backward', tensor)}",
+            f"{error:.1e}",
+            help=f"closed form: {check.errors['closed_form'][tensor]:.1e}",
+        )
+    tabs = st.tabs(list(TENSORS))
+    for tab, tensor in zip(tabs, TENSORS, strict=True):
+        with tab:
+            frame = check_frame(
+                getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
+            )
+            st.dataframe(coloured_by_band(frame), width="stretch", height=280)
+
+st.subheader("One vector, closer")
+st.caption("The step plot and the bug's Jacobian below use this vector.")
+index = pick_vector(s["x"].shape)
+
+with shown_errors():
+    st.subheader("Error against the step h")
+    st.caption(
+        "Too large an h and the difference quotient bends with the curve (truncation error, "
+        "falling like h^2); too small and x + h and x - h differ only in their last digits "
+        "(round-off, growing like 1/h). Computed for one vector, in both dtypes."
+    )
+    x64 = s["x"][index]
+    sweep = compute.step_sweep(
+        x64, s["gamma"], s["beta"], state.upstream_gradient()[index], float(s["eps"])
+    )
+    fig = go.Figure()
+    for curve, colour in ((sweep.float64, "#1c7ed6"), (sweep.float32, "#e8590c")):
+        name = curve.dtype.name
+        fig.add_trace(
+            go.Scatter(
+                x=sweep.steps, y=curve.errors, mode="lines+markers", name=name, line_color=colour
+            )
+        )
+        fig.add_vline(
+            x=curve.default_h,
+            line_dash="dash",
+            line_color=colour,
+            annotation_text=f"default h ({name})",
+            annotation_position="top",
+        )
+    fig.update_layout(
+        xaxis_type="log",
+        yaxis_type="log",
+        height=380,
+        xaxis_title="step h",
+        yaxis_title="relative error of dx",
+        margin=dict(l=40, r=10, t=30, b=40),
+    )
+    st.plotly_chart(fig, width="stretch")
+
+
+@st.fragment
+def break_the_backward() -> None:
+    """A bug selector that reruns only this section."""
+    st.subheader("Break the backward")
+    st.caption("Each choice is a mistake students really make. The check must catch it.")
+    with shown_errors():
+        bug = st.selectbox(
+            "Known bug", list(Bug), format_func=lambda b: b.value.replace("_", " "), key="bug"
+        )
+        st.info(bug.description)
+        inputs = state.inputs()
+        errors, tol = compute.bug_check(
+            inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype, bug.value
+        )
+        caught = errors["dx"] > tol
+        cols = st.columns(2)
+        cols[0].metric("dx relative error", f"{errors['dx']:.1e}")
+        cols[1].metric(
+            "caught by the check",
+            "yes" if caught else "NO",
+            help=f"The check passes below {tol:g} in {inputs.dtype}.",
+        )
+        if not caught:
+            st.warning(bug.caveat or "This bug hides at these inputs.")
+        gap = compute.bug_jacobian_gap(
+            inputs.x[index], inputs.gamma, inputs.eps, inputs.dtype, bug.value
+        )
+        st.plotly_chart(
+            heatmap(gap, "analytic J minus numerical J: where the bug lives"), width="stretch"
+        )
+
+
+break_the_backward()

@@ -1,0 +1,142 @@
+"""Jacobian: J = dy/dx for one vector, its three paths, and the facts that follow from them."""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from ln_core.downsample import block_mean
+from ui import compute, state
+from ui.errors import shown_errors
+from ui.figures import heatmap
+from ui.picker import pick_vector
+
+MAX_D = 1024  # J has D^2 entries; past this the page would stall the browser.
+FULL_RESOLUTION = 300  # above this many rows, show block means plus a zoomed window.
+s = st.session_state
+
+st.title("Jacobian")
+st.markdown(
+    "Row i of J holds how output $y_i$ moves when each input $x_j$ moves: "
+    "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: it computes "
+    "$dx = dout\\,J$ directly. Seeing J shows why every input influences every output."
+)
+d = s["x"].shape[-1]
+if d > MAX_D:
+    st.error(f"J has D x D = {d * d:,} entries; this page draws up to D = {MAX_D}. Lower D.")
+    st.stop()
+
+
+def _draw(matrix: np.ndarray, title: str, height: int = 420) -> None:
+    """Full resolution up to FULL_RESOLUTION; beyond, block means and a zoomable window."""
+    if matrix.shape[0] <= FULL_RESOLUTION:
+        st.plotly_chart(heatmap(matrix, title, height=height), width="stretch")
+        return
+    small = block_mean(matrix, FULL_RESOLUTION // 2)
+    st.plotly_chart(
+        heatmap(
+            small.matrix,
+            f"{title} (means of {small.block}x{small.block} blocks)",
+            step=small.block,
+            height=height,
+        ),
+        width="stretch",
+    )
+    start = st.slider(
+        "Zoom: first row and column of a 128 x 128 window",
+        0,
+        matrix.shape[0] - 128,
+        0,
+        step=16,
+        key=f"zoom_{title}",
+    )
+    window = matrix[start : start + 128, start : start + 128]
+    st.plotly_chart(
+        heatmap(
+            window, f"{title}, entries {start} to {start + 127}", x0=start, y0=start, height=height
+        ),
+        width="stretch",
+    )
+
+
+with shown_errors():
+    inputs = state.inputs()
+    index = pick_vector(inputs.x.shape)
+    x, dout = inputs.x[index], inputs.dout[index]
+    facts = compute.jacobian_facts(x, inputs.gamma, dout, inputs.eps, inputs.dtype)
+
+    show_parts = st.toggle("Show the three paths (direct, through the mean, through the variance)")
+    if show_parts:
+        parts = compute.jacobian_parts(x, inputs.gamma, inputs.eps, inputs.dtype)
+        columns = st.columns(4)
+        for column, (title, matrix) in zip(
+            columns,
+            [
+                ("direct", parts.direct),
+                ("through the mean", parts.through_mean),
+                ("through the variance", parts.through_variance),
+                ("sum = J", parts.total),
+            ],
+            strict=True,
+        ):
+            with column:
+                _draw(matrix, title, height=320)
+    else:
+        _draw(facts.jacobian, "J = dy/dx")
+
+    st.subheader("What J must satisfy, computed live")
+    cols = st.columns(4)
+    cols[0].metric(
+        "max |J @ 1|",
+        f"{facts.ones_response:.1e}",
+        help="Adding the same number to every x_j changes nothing: J @ 1 = 0.",
+    )
+    cols[1].metric(
+        "max |J @ x_hat|",
+        f"{facts.xhat_response:.1e}",
+        help="Scaling the deviations changes nothing when eps = 0: J @ x_hat = 0. "
+        "With eps > 0 it is small but not 0.",
+    )
+    cols[2].metric(
+        "max |J - J^T|", f"{facts.symmetry_error:.1e}", help="J is symmetric when gamma is uniform."
+    )
+    cols[3].metric(
+        "dout @ J vs backward's dx",
+        f"{facts.dx_error:.1e}",
+        help="Relative error between the row vector dout @ J and the staged "
+        "backward pass's dx for this vector.",
+    )
+    if not facts.gamma_uniform:
+        st.caption(
+            "gamma is not uniform here, so J is not symmetric: row i is scaled by gamma_i. "
+            "Set every gamma to the same value on the Inputs page to see the symmetric case."
+        )
+
+    st.subheader("Eigenvalues")
+    order = np.arange(1, facts.eigenvalues.size + 1)
+    fig = go.Figure(
+        go.Scatter(x=order, y=facts.eigenvalues, mode="markers", name="eigenvalues of J")
+    )
+    if facts.predicted_eigenvalues is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=order,
+                y=facts.predicted_eigenvalues,
+                mode="markers",
+                marker_symbol="x",
+                marker_size=10,
+                name="predicted",
+            )
+        )
+        st.caption(
+            "With uniform gamma, J = (gamma/sigma) (I - 11^T/D - x_hat x_hat^T/D): D - 2 "
+            "eigenvalues equal gamma/sigma, the ones vector gives 0, and x_hat gives "
+            "gamma/sigma * eps/(var + eps), which is 0 when eps = 0. "
+            f"Largest gap to the prediction: {facts.eigenvalue_error:.1e}."
+        )
+    fig.update_layout(
+        height=320,
+        xaxis_title="index (ascending)",
+        yaxis_title="eigenvalue",
+        margin=dict(l=40, r=10, t=20, b=40),
+    )
+    st.plotly_chart(fig, width="stretch")

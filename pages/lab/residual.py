@@ -1,0 +1,68 @@
+"""Residual (post-LN) block: y = LN(x + F(x)); x's gradient arrives along two paths."""
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import compute, state
+from ui.errors import shown_errors
+from ui.figures import heatmap
+from ui.picker import pick_vector
+from ui.tables import vectors_frame
+
+MAX_ENTRIES = 2048  # the numerical check perturbs every entry of x and W one at a time.
+s = st.session_state
+
+st.title("Residual block (post-LN)")
+st.markdown(
+    "In a post-LN transformer layer the sublayer's output is added to its input and the sum is "
+    "normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small sublayer "
+    "$F(x) = \\tanh(xW + c)$ seeded by the sidebar's seed. Since $x$ reaches $z$ twice, "
+    "$dx = dz + dz\\,\\partial F/\\partial x$: the skip connection hands $dz$ straight back, "
+    "which is why deep residual networks keep a healthy gradient."
+)
+if s["x"].size + s["x"].shape[-1] ** 2 > MAX_ENTRIES:
+    st.error(
+        f"x and W together have {s['x'].size + s['x'].shape[-1] ** 2:,} entries; this page checks "
+        f"each numerically and takes up to {MAX_ENTRIES:,}. Lower N or D."
+    )
+    st.stop()
+
+with shown_errors():
+    inputs = state.inputs()
+    cache, grads, errors = compute.residual(
+        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype, int(s["seed"])
+    )
+    cols = st.columns(3)
+    for col, name in zip(cols, ("dx", "dW", "dc"), strict=True):
+        col.metric(f"{name} vs numerical", f"{errors[name]:.1e}")
+    index = pick_vector(inputs.x.shape)
+    parts = {
+        "through the skip (= dz)": grads.dx_skip[index],
+        "through F": grads.dx_sublayer[index],
+        "dx (sum)": grads.dx[index],
+    }
+    fig = go.Figure([go.Bar(name=name, y=value.reshape(-1)) for name, value in parts.items()])
+    fig.update_layout(
+        barmode="group",
+        height=360,
+        xaxis_title="feature j",
+        yaxis_title="gradient",
+        margin=dict(l=40, r=10, t=20, b=40),
+    )
+    st.plotly_chart(fig, width="stretch")
+    st.dataframe(pd.concat({k: vectors_frame(v) for k, v in parts.items()}), width="stretch")
+    if inputs.x.ndim > 1:
+        st.plotly_chart(
+            heatmap(
+                grads.dx_sublayer.reshape(-1, inputs.x.shape[-1]),
+                "dx through F, every vector (rows) and feature (columns)",
+                x_label="feature",
+                y_label="vector",
+                height=300,
+            ),
+            width="stretch",
+        )
+    with st.expander("z = x + F(x) and dz"):
+        st.dataframe(vectors_frame(cache.z[index]), width="stretch")
+        st.dataframe(vectors_frame(grads.dz[index]), width="stretch")

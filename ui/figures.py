@@ -1,0 +1,48 @@
+"""Plotly figures: they only draw numbers from ln_core, with colours centred on 0."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+# Red for positive, blue for negative, white at 0: readable on a projector and in grey scale.
+DIVERGING = "RdBu_r"
+
+
+def heatmap(
+    matrix: np.ndarray,
+    title: str,
+    x_label: str = "j",
+    y_label: str = "i",
+    x0: int = 0,
+    y0: int = 0,
+    step: int = 1,
+    height: int = 420,
+) -> go.Figure:
+    """A diverging heatmap centred at 0 whose hover shows (i, j, value).
+
+    matrix: (R, C), sent as float32 to keep the page light. x0, y0, step place a window or a
+    block-downsampled matrix at the right coordinates.
+    """
+    limit = float(np.max(np.abs(matrix))) if matrix.size else 1.0
+    rows, cols = matrix.shape
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.asarray(matrix, dtype=np.float32),
+            x=x0 + step * np.arange(cols),
+            y=y0 + step * np.arange(rows),
+            colorscale=DIVERGING,
+            zmid=0.0,
+            zmin=-limit or -1.0,
+            zmax=limit or 1.0,
+            hovertemplate=f"{y_label}=%{{y}}, {x_label}=%{{x}}<br>value=%{{z:.4g}}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=title,
+        height=height,
+        margin=dict(l=40, r=10, t=40, b=40),
+        xaxis=dict(title=x_label, side="top"),
+        yaxis=dict(title=y_label, autorange="reversed", scaleanchor="x"),
+    )
+    return fig
