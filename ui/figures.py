@@ -42,7 +42,7 @@ def heatmap(
         title=title,
         height=height,
         margin=dict(l=40, r=10, t=40, b=40),
-        xaxis=dict(title=x_label, side="top"),
-        yaxis=dict(title=y_label, autorange="reversed", scaleanchor="x"),
+        xaxis=dict(title=x_label, side="top", constrain="domain"),
+        yaxis=dict(title=y_label, autorange="reversed", constrain="domain"),
     )
     return fig

@@ -1,5 +1,6 @@
 """Derivation audit: every closed form in the source documents, tested on the current inputs."""
 
+import pandas as pd
 import streamlit as st
 
 from ui import compute, state
@@ -20,6 +21,16 @@ with shown_errors():
     )
     wrong = sum(r.verdict == "wrong" for r in results)
     st.subheader(f"{len(results)} formulas checked: {wrong} wrong on these inputs")
+    summary = pd.DataFrame(
+        {
+            "document": [r.document for r in results],
+            "quantity": [r.quantity for r in results],
+            "verdict": [r.verdict for r in results],
+            "error": [r.error for r in results],
+            "corrected form's error": [r.correction_error for r in results],
+        }
+    )
+    st.dataframe(summary, width="stretch", hide_index=True)
     for result in results:
         icon = ":material/check_circle:" if result.verdict == "correct" else ":material/cancel:"
         title = (
