@@ -138,7 +138,9 @@ def _check_variance(sve: np.ndarray, axis: int, eps: float) -> None:
     """sve >= eps, so it can only be 0 when eps = 0 (or rounds to 0) and a variance is 0."""
     zero = sve == 0
     if zero.any():
-        which = tuple(int(i) for i in np.argwhere(zero)[0])
+        # Drop the reduced axis (always 0 in a keepdims index) so the index names the vector.
+        found = np.argwhere(zero)[0]
+        which = tuple(int(i) for k, i in enumerate(found) if k != axis % zero.ndim)
         group = "vector" if axis == -1 else "group of entries normalized together"
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
         raise ValueError(
