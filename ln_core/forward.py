@@ -141,7 +141,7 @@ def _check_variance(sve: np.ndarray, axis: int, eps: float) -> None:
         # Drop the reduced axis (always 0 in a keepdims index) so the index names the vector.
         found = np.argwhere(zero)[0]
         which = tuple(int(i) for k, i in enumerate(found) if k != axis % zero.ndim)
-        group = "vector" if axis == -1 else "group of entries normalized together"
+        group = "vector" if axis == -1 else "feature (normalized over the batch)"
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
         raise ValueError(
             f"The {group} at index {which} has zero variance (its entries are all equal, or so "
