@@ -1,12 +1,10 @@
-"""LayerNorm Lab: the entrypoint. Shared sidebar controls, then the chosen page."""
+"""LayerNorm Lab: the entrypoint. Shared state and sidebar, the link, then the chosen page."""
 
 import streamlit as st
 
-from ui import sidebar, state
+from ui import presenter, share, sidebar, state
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
-
-state.ensure_defaults()
 
 # Page scripts sit one folder below pages/: Streamlit still runs top-level pages/*.py on their
 # own (without this entrypoint, so without the sidebar and state) whenever it falls back to
@@ -20,8 +18,16 @@ PAGES = [
     st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
     st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
     st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
+    st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),
 ]
 
-page = st.navigation(PAGES)
-sidebar.draw()
+state.ensure_defaults()
+share.load_link_once([p.url_path for p in PAGES if p.url_path])
+hidden = st.session_state["hidden"]
+page = st.navigation([p for p in PAGES if p.url_path not in hidden])
+presenter.apply_style()
+if "controls" not in hidden:
+    sidebar.draw()
+share.show_link_problems()
+share.write_link()
 page.run()

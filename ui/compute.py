@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 import ln_core
+from ln_core.bundle import Bundle, make_bundle
 from ln_core.gradcheck import compare
 
 
@@ -151,3 +152,10 @@ def rms(
     x, gamma, beta, dout = _cast(dtype, x, gamma, beta, dout)
     cache = ln_core.rms_forward(x, gamma, beta, eps)
     return cache, ln_core.rms_backward(dout, cache)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def bundle(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float, dtype: str
+) -> Bundle:
+    return make_bundle(*_cast(dtype, x, gamma, beta, dout), eps)

@@ -73,3 +73,9 @@ def draw() -> None:
         st.radio("dtype", state.DTYPES, key="dtype", horizontal=True)
         with shown_errors():
             state.check()
+        st.divider()
+        st.toggle(
+            "Presenter mode",
+            help="Larger type and contrast for a projector.",
+            **state.bound("presenter"),
+        )

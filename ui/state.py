@@ -51,6 +51,11 @@ DATA_DEFAULTS = {
     "view_b": 0,
     "view_t": 0,
     "norm_kind": "layer",
+    "presenter": False,
+    "quiz": False,
+    "hidden": frozenset(),
+    "revealed": frozenset(),
+    "link_problems": [],
 }
 
 
@@ -106,6 +111,7 @@ def _reset_dependents() -> None:
     s["dout_edited"] = s["dout_random"]
     s["one_hot_index"] = min(s["one_hot_index"], s["x"].shape[-1] - 1)
     s["view_b"], s["view_t"] = 0, 0
+    s["revealed"] = frozenset()
     bump_editors()
 
 

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ln_core.forward import NODE_NAMES
+from ln_core.quiz import Question, dominance_question, sign_question
 from ui import compute, state
 from ui.errors import shown_errors
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
@@ -48,6 +49,42 @@ def _check(inputs: state.Inputs, node: str) -> None:
         _table(result.numerical, f"numerical d{node} (step h scaled to each entry)")
 
 
+def _first(array) -> float:
+    """The first entry of the part of an array on screen."""
+    return float(_shown(array).reshape(-1)[0])
+
+
+def _question(grads, node: str) -> Question:
+    if node in MERGES:
+        (label_a, field_a), (label_b, field_b), (_, total) = MERGES[node]
+        return dominance_question(
+            total,
+            (label_a, _first(getattr(grads, field_a))),
+            (label_b, _first(getattr(grads, field_b))),
+        )
+    gradient = grads.of(node)
+    return sign_question(f"d{node}", _first(gradient), float(abs(gradient).max()))
+
+
+def _reveal() -> None:
+    s["revealed"] = s["revealed"] | {s["step"]}
+
+
+def _ask(question: Question) -> None:
+    """Predict, then reveal: the answer and the numbers appear only after a guess."""
+    key = f"guess_{s['step']}"
+    if s["step"] not in s["revealed"]:
+        st.markdown(f"**{question.prompt}**")
+        st.radio("Your prediction", question.options, index=None, key=key, horizontal=True)
+        st.button("Reveal", on_click=_reveal, disabled=s.get(key) is None, type="primary")
+        return
+    guess = s.get(key)
+    if guess == question.answer:
+        st.success(f"Right: {question.answer}. {question.explanation}")
+    else:
+        st.error(f"Not quite: the answer is {question.answer}. {question.explanation}")
+
+
 if s["x"].shape[-1] > MAX_D:
     st.title("Stepper")
     st.error(
@@ -63,7 +100,7 @@ st.subheader(
     f"{'d' if current.backward else ''}{current.node}"
     + (" and dx" if current.backward and current.index == 1 else "")
 )
-nav = st.columns([1, 1, 4, 3], vertical_alignment="bottom")
+nav = st.container(key="stepper_nav").columns([1, 1, 4, 3], vertical_alignment="bottom")
 nav[0].button(
     "Prev",
     on_click=_go,
@@ -87,6 +124,12 @@ nav[3].selectbox(
     list(range(1, N_STEPS + 1)),
     format_func=lambda n: step(n).label,
     **state.bound("step", widget="jump"),
+)
+
+st.toggle(
+    "Predict before reveal",
+    help="On backward steps, guess the sign of a gradient (or which path dominates) first.",
+    **state.bound("quiz"),
 )
 
 with shown_errors():
@@ -122,7 +165,11 @@ with shown_errors():
 
     if not current.backward:
         _table(value, f"{node}: shape {value.shape} (keepdims)")
+    elif s["quiz"] and current.number not in s["revealed"]:
+        _ask(_question(grads, node))
     else:
+        if s["quiz"]:
+            _ask(_question(grads, node))
         if node in MERGES:
             st.caption("Both contributions and their sum, vector by vector")
             parts = [(label, _shown(getattr(grads, field))) for label, field in MERGES[node]]
@@ -135,7 +182,7 @@ with shown_errors():
         with st.expander(f"{node} itself (its forward value)"):
             _table(value, f"{node}: shape {value.shape}")
 
-    if current.backward:
+    if current.backward and (not s["quiz"] or current.number in s["revealed"]):
         st.markdown("**Check this step numerically**")
         st.caption(
             f"Each entry of {node} is moved by a small step h both ways, only the nodes after "

@@ -1,0 +1,54 @@
+"""Export and share: a link to this exact view, and the example in several formats."""
+
+import streamlit as st
+
+from ln_core.bundle import numpy_snippet, to_json, to_npz
+from ui import compute, share, state
+from ui.errors import shown_errors
+from ui.report import html_report
+
+st.title("Export and share")
+
+st.subheader("Link to this view")
+st.caption(
+    "The link holds the preset, shape, seed, eps, dtype, upstream gradient, page, step and "
+    "any array you edited (while it has at most 64 entries). Opening it in a fresh browser "
+    "shows the same numbers. Instructors can add `&hide=controls` to hide the sidebar "
+    "controls, or `&hide=jacobian,audit` to hide pages, for a lesson."
+)
+st.code(share.current_link(), language=None, wrap_lines=True)
+
+st.subheader("Download this example")
+st.caption(
+    "Every table in the app also has its own CSV download in its toolbar (hover over it). "
+    "Figures download as PNG from their toolbar's camera icon."
+)
+with shown_errors():
+    inputs = state.inputs()
+    bundle = compute.bundle(
+        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
+    )
+    cols = st.columns(3)
+    cols[0].download_button(
+        "JSON bundle",
+        to_json(bundle),
+        file_name="layernorm_example.json",
+        mime="application/json",
+        icon=":material/data_object:",
+    )
+    cols[1].download_button(
+        "Compressed .npz",
+        to_npz(bundle),
+        file_name="layernorm_example.npz",
+        mime="application/octet-stream",
+        icon=":material/archive:",
+    )
+    cols[2].download_button(
+        "HTML report",
+        html_report(bundle),
+        file_name="layernorm_report.html",
+        mime="text/html",
+        icon=":material/description:",
+    )
+    st.markdown("**NumPy snippet that rebuilds the inputs**")
+    st.code(numpy_snippet(bundle), language="python")
