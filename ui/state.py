@@ -18,6 +18,7 @@ from ln_core.presets import PRESETS, make_example
 from ln_core.upstream import one_hot, squared_error_gradient
 from ln_core.validation import as_float_array, check_shape
 from ui import compute
+from ui.csv_io import parse_csv
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
 UPSTREAM_KINDS = {
@@ -172,6 +173,14 @@ def replace_x(value: np.ndarray) -> None:
     _reset_dependents()
 
 
+def load_csv(data: str | bytes) -> None:
+    """Button callback: replace x by a parsed CSV, or keep the error for the page to show."""
+    try:
+        replace_x(parse_csv(data))
+    except ValueError as err:
+        st.session_state["csv_error"] = str(err)
+
+
 def dtype() -> np.dtype:
     return np.dtype(st.session_state["dtype"])
 
@@ -195,11 +204,12 @@ def upstream_gradient() -> np.ndarray:
 def inputs() -> Inputs:
     """The current inputs, cast to the chosen dtype. Raises ValueError when undefined."""
     s = st.session_state
+    # as_float_array names a value too large for float32 instead of letting it become inf.
     return Inputs(
-        x=s["x"].astype(dtype()),
-        gamma=s["gamma"].astype(dtype()),
-        beta=s["beta"].astype(dtype()),
-        dout=upstream_gradient().astype(dtype()),
+        x=as_float_array("x", s["x"], dtype()),
+        gamma=as_float_array("gamma", s["gamma"], dtype()),
+        beta=as_float_array("beta", s["beta"], dtype()),
+        dout=as_float_array("dout", upstream_gradient(), dtype()),
         eps=float(s["eps"]),
         dtype=s["dtype"],
     )

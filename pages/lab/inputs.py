@@ -5,7 +5,7 @@ import streamlit as st
 
 from ln_core.upstream import constant_dout_warning
 from ui import state
-from ui.csv_io import MAX_CSV_BYTES, parse_csv, to_csv
+from ui.csv_io import MAX_CSV_BYTES, to_csv
 from ui.editors import array_editor
 from ui.errors import shown_errors
 
@@ -26,21 +26,23 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
     )
     pasted = st.text_area("Paste CSV", key="csv_text", height=100)
     uploaded = st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")
-    if st.button("Use this CSV for x", disabled=not (pasted or uploaded)):
-        with shown_errors():
-            state.replace_x(parse_csv(uploaded.getvalue() if uploaded else pasted))
-            st.rerun()
-    cols = st.columns(3)
-    for col, (label, array) in zip(
-        cols,
-        [
-            ("x.csv", s["x"]),
-            ("gamma_beta.csv", np.stack([s["gamma"], s["beta"]])),
-            ("dout.csv", s["dout_random"]),
-        ],
-        strict=True,
-    ):
-        col.download_button(f"Download {label}", to_csv(array), file_name=label, mime="text/csv")
+    # A callback runs before the sidebar is drawn, so the new shape can reach its controls.
+    st.button(
+        "Use this CSV for x",
+        disabled=not (pasted or uploaded),
+        on_click=state.load_csv,
+        args=(uploaded.getvalue() if uploaded else pasted,),
+    )
+    if s.get("csv_error"):
+        st.error(s.pop("csv_error"))
+    cols = st.columns(2)
+    cols[0].download_button("Download x.csv", to_csv(s["x"]), file_name="x.csv", mime="text/csv")
+    cols[1].download_button(
+        "Download gamma_beta.csv",
+        to_csv(np.stack([s["gamma"], s["beta"]])),
+        file_name="gamma_beta.csv",
+        mime="text/csv",
+    )
 
 st.subheader("gamma and beta: one value per feature")
 
@@ -85,3 +87,4 @@ with shown_errors():
         s["upstream"] = "edited"
 
     array_editor("dout", dout, _store_dout)
+    st.download_button("Download dout.csv", to_csv(dout), file_name="dout.csv", mime="text/csv")

@@ -1,0 +1,154 @@
+"""Shared setup for the AppTest tests of the Streamlit app.
+
+pytest runs with --import-mode=importlib, so test modules cannot import this file: the helpers
+reach them through the `lab` fixture, a fresh app already run once on its Overview page. The
+repository root goes on sys.path so test modules can import ln_core (for the preset names).
+
+Every test gets its own AppTest, so no test depends on another's session state. Exceptions in
+the app are shown in full (client.showErrorDetails), so a failing assertion prints the app's
+own traceback instead of Streamlit's redacted message.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.util import patch_config_options
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+APP = ROOT / "app.py"
+PAGES = {
+    "Overview": "pages/lab/home.py",
+    "Inputs": "pages/lab/inputs.py",
+    "Stepper": "pages/lab/stepper.py",
+}
+# The sidebar's widgets by key; which kind of widget each one is.
+SIDEBAR_KINDS = ("selectbox", "radio", "number_input")
+
+
+class Lab:
+    """An AppTest of app.py with the few moves these tests make, each followed by a run."""
+
+    def __init__(self) -> None:
+        self.at = AppTest.from_file(str(APP), default_timeout=60)
+        self.run()
+
+    # -- running and navigating -------------------------------------------------------------
+
+    def run(self) -> Lab:
+        self.at.run()
+        return self
+
+    def open(self, page: str) -> Lab:
+        """Switch to a page by its title (Overview, Inputs, Stepper) and run it."""
+        self.at.switch_page(PAGES[page])
+        return self.run()
+
+    @property
+    def state(self) -> Any:
+        return self.at.session_state
+
+    def step_to(self, number: int) -> Lab:
+        """Put the stepper on step `number` through the shared state, as the buttons do."""
+        self.state["step"] = number
+        return self.run()
+
+    # -- widgets ------------------------------------------------------------------------------
+
+    def sidebar(self, key: str) -> Any:
+        """The sidebar widget with this key (preset, shape_kind, n, d, seed, eps, dtype...)."""
+        for kind in SIDEBAR_KINDS:
+            for widget in getattr(self.at.sidebar, kind):
+                if widget.key == key:
+                    return widget
+        raise AssertionError(f"no sidebar widget with key {key!r}")
+
+    def set_sidebar(self, key: str, value: Any) -> Lab:
+        self.sidebar(key).set_value(value)
+        return self.run()
+
+    def widget(self, kind: str, label: str) -> Any:
+        """The widget of this kind (button, slider, radio, ...) in the main area, by label."""
+        found = [w for w in getattr(self.at.main, kind) if w.label == label]
+        assert found, f"no {kind} labelled {label!r} on the page"
+        return found[0]
+
+    def click(self, label: str) -> Lab:
+        self.widget("button", label).click()
+        return self.run()
+
+    # -- what is shown ------------------------------------------------------------------------
+
+    def table(self, index: int = 0) -> np.ndarray:
+        """The values of the index-th table (dataframe or data editor) in the main area."""
+        frames = self.at.main.dataframe
+        assert len(frames) > index, f"only {len(frames)} tables on the page"
+        return frames[index].value.to_numpy()
+
+    def editor_key(self, name: str) -> str:
+        return f"editor_{name}_{self.state['editor_version']}"
+
+    def editor(self, name: str) -> np.ndarray:
+        """The values the data editor for `name` (x, params, target, dout) shows."""
+        key = self.editor_key(name)
+        found = [e for e in self.at.data_editor if e.key == key]
+        assert found, f"no data editor {key!r}; editors: {[e.key for e in self.at.data_editor]}"
+        return found[0].value.to_numpy()
+
+    def edit(self, name: str, edited_rows: dict[int, dict[str, Any]]) -> Lab:
+        """Edit cells of the data editor for `name` as the browser would, then run.
+
+        edited_rows maps a row position to {column name: new value}; the columns of the
+        vector tables are named "0".."D-1".
+        """
+        self.state[self.editor_key(name)] = {
+            "edited_rows": edited_rows,
+            "added_rows": [],
+            "deleted_rows": [],
+        }
+        return self.run()
+
+    def errors(self, where: str = "all") -> list[str]:
+        """The st.error messages in the sidebar, the main area, or both ("all")."""
+        area = self.at if where == "all" else getattr(self.at, where)
+        return [e.value for e in area.error]
+
+    def warnings(self) -> list[str]:
+        return [w.value for w in self.at.main.warning]
+
+    def subheaders(self) -> list[str]:
+        return [h.value for h in self.at.main.subheader]
+
+    @staticmethod
+    def differ(before: np.ndarray, after: np.ndarray) -> bool:
+        """True if two shown tables hold different numbers (or have different shapes)."""
+        return before.shape != after.shape or not np.array_equal(before, after)
+
+    # -- assertions ---------------------------------------------------------------------------
+
+    def assert_no_exception(self) -> None:
+        if self.at.exception:
+            details = [e.message + "\n" + "\n".join(e.stack_trace) for e in self.at.exception]
+            pytest.fail("the app raised:\n" + "\n\n".join(details))
+
+    def assert_clean(self) -> None:
+        """No exception and no st.error anywhere on the page."""
+        self.assert_no_exception()
+        if self.at.error:
+            pytest.fail(f"unexpected st.error: {self.errors()}")
+
+
+@pytest.fixture
+def lab() -> Iterator[Lab]:
+    """A fresh app, run once on its default page (Overview) with the default inputs."""
+    with patch_config_options({"client.showErrorDetails": "full"}):
+        yield Lab()

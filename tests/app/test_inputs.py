@@ -1,0 +1,260 @@
+"""The Inputs page: cell edits, CSV, bad input, and the upstream gradient kinds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+UPSTREAM = "Where dout comes from"
+CSV_BUTTON = "Use this CSV for x"
+
+
+def _choose_upstream(lab, kind: str) -> None:
+    lab.widget("radio", UPSTREAM).set_value(kind)
+    lab.run()
+    lab.assert_no_exception()
+    assert lab.state["upstream"] == kind
+
+
+def _stepper_dout(lab) -> np.ndarray:
+    """The table of step 11 (backward through out: dout itself), back on the Inputs page after."""
+    lab.open("Stepper").step_to(11)
+    lab.assert_clean()
+    shown = lab.table()
+    lab.open("Inputs")
+    return shown
+
+
+# -- cell edits --------------------------------------------------------------------------------
+
+
+def test_editing_x_changes_the_output(lab):
+    lab.open("Stepper").step_to(10)
+    before = lab.table()
+    lab.open("Inputs")
+    x_before = lab.state["x"].copy()
+    lab.edit("x", {0: {"0": 5.0}})
+    lab.assert_clean()
+    x = lab.state["x"]
+    assert x[0, 0] == 5.0
+    assert x.shape == x_before.shape
+    np.testing.assert_array_equal(x.ravel()[1:], x_before.ravel()[1:])
+    assert lab.editor("x")[0, 0] == 5.0
+    lab.open("Stepper")
+    lab.assert_clean()
+    assert "Step 10 of 20" in lab.subheaders()[0]
+    assert lab.differ(before, lab.table())
+
+
+def test_editing_x_changes_the_first_step(lab):
+    lab.open("Stepper")
+    before = lab.table()  # sample_mean of each row
+    lab.open("Inputs").edit("x", {1: {"3": -4.0}})
+    lab.assert_clean()
+    assert lab.state["x"][1, 3] == -4.0
+    after = lab.open("Stepper").table()
+    assert after[0] == before[0]
+    assert after[1] != before[1]
+
+
+def test_editing_gamma_changes_the_output(lab):
+    lab.open("Stepper").step_to(10)
+    before = lab.table()
+    lab.open("Inputs").edit("params", {0: {"2": 3.0}})
+    lab.assert_clean()
+    assert lab.state["gamma"][2] == 3.0
+    lab.open("Stepper")
+    lab.assert_clean()
+    after = lab.table()
+    assert lab.differ(before[:, 2], after[:, 2])
+    np.testing.assert_array_equal(np.delete(before, 2, axis=1), np.delete(after, 2, axis=1))
+
+
+@pytest.mark.parametrize("bad", [None, float("nan")], ids=["empty", "nan"])
+@pytest.mark.parametrize(("editor", "key"), [("x", "x"), ("params", "gamma")])
+def test_a_nan_cell_shows_an_error_and_keeps_the_last_valid_values(lab, editor, key, bad):
+    lab.open("Inputs")
+    kept = lab.state[key].copy()
+    lab.edit(editor, {0: {"1": bad}})
+    lab.assert_no_exception()
+    errors = lab.errors("main")
+    assert len(errors) == 1, errors
+    assert "not a number" in errors[0]
+    np.testing.assert_array_equal(lab.state[key], kept)
+    # The rest of the app still computes from the kept values.
+    assert not lab.errors("sidebar")
+    lab.open("Stepper")
+    lab.assert_clean()
+
+
+def test_a_nan_dout_cell_keeps_the_upstream_kind(lab):
+    lab.open("Inputs").edit("dout", {0: {"0": None}})
+    lab.assert_no_exception()
+    assert len(lab.errors("main")) == 1
+    assert lab.state["upstream"] == "random"
+
+
+def test_a_value_too_large_for_float32_shows_an_error_not_an_exception(lab):
+    """1e39 is a fine float64 but overflows float32: the user needs to be told that."""
+    lab.set_sidebar("dtype", "float32")
+    lab.open("Inputs").edit("x", {0: {"0": 1e39}})
+    lab.assert_no_exception()
+    assert any("float32" in e for e in lab.errors()), lab.errors()
+    lab.open("Stepper")
+    lab.assert_no_exception()
+    assert any("float32" in e for e in lab.errors("main")), lab.errors()
+
+
+# -- CSV ---------------------------------------------------------------------------------------
+
+
+def _give_csv(lab, source: str, text: str | bytes) -> None:
+    """Paste or upload a CSV on the Inputs page and click the button that applies it."""
+    lab.open("Inputs")
+    if source == "paste":
+        lab.at.text_area(key="csv_text").input(text)
+    else:
+        data = text.encode() if isinstance(text, str) else text
+        lab.at.file_uploader(key="csv_file").upload("x.csv", data, "text/csv")
+    lab.run()
+    assert lab.widget("button", CSV_BUTTON).disabled is False
+    lab.click(CSV_BUTTON)
+
+
+SOURCES = ["paste", "upload"]
+
+
+def test_the_csv_button_waits_for_a_csv(lab):
+    lab.open("Inputs")
+    assert lab.widget("button", CSV_BUTTON).disabled is True
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_a_bad_csv_shows_an_error_and_keeps_x(lab, source):
+    lab.open("Inputs")
+    kept = lab.state["x"].copy()
+    _give_csv(lab, source, "1,2,abc")
+    lab.assert_no_exception()
+    errors = lab.errors("main")
+    assert len(errors) == 1, errors
+    assert "abc" in errors[0]
+    np.testing.assert_array_equal(lab.state["x"], kept)
+    np.testing.assert_array_equal(lab.editor("x"), kept)
+
+
+@pytest.mark.parametrize(
+    "data", [b"\xff\xfe1,2", "1,2\n3", ""], ids=["not-utf8", "ragged", "empty"]
+)
+def test_an_unusable_upload_shows_an_error_and_keeps_x(lab, data):
+    lab.open("Inputs")
+    kept = lab.state["x"].copy()
+    _give_csv(lab, "upload", data)
+    lab.assert_no_exception()
+    assert len(lab.errors("main")) == 1, lab.errors()
+    np.testing.assert_array_equal(lab.state["x"], kept)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_a_good_csv_replaces_x(lab, source):
+    _give_csv(lab, source, "1,2,3\n4,5,7")
+    lab.assert_clean()
+    np.testing.assert_array_equal(lab.state["x"], [[1, 2, 3], [4, 5, 7]])
+    np.testing.assert_array_equal(lab.editor("x"), [[1, 2, 3], [4, 5, 7]])
+    # The sidebar follows the new shape, and every array that depends on it too.
+    assert lab.sidebar("shape_kind").value == "rows"
+    assert lab.sidebar("n").value == 2
+    assert lab.sidebar("d").value == 3
+    assert lab.state["gamma"].shape == (3,)
+    assert lab.editor("dout").shape == (2, 3)
+    lab.open("Stepper")
+    lab.assert_clean()
+    np.testing.assert_allclose(lab.table().ravel(), [2.0, 16 / 3])
+
+
+def test_a_one_line_csv_gives_one_vector(lab):
+    _give_csv(lab, "paste", "1.5, -2e-3, 4")
+    lab.assert_clean()
+    np.testing.assert_array_equal(lab.state["x"], [1.5, -2e-3, 4])
+    assert lab.sidebar("shape_kind").value == "vector"
+    assert lab.sidebar("d").value == 3
+    lab.open("Stepper")
+    lab.assert_clean()
+
+
+# -- upstream gradient kinds -------------------------------------------------------------------
+
+
+def test_all_ones_dout_warns_about_uniform_gamma(lab):
+    lab.open("Inputs")
+    _choose_upstream(lab, "ones")
+    lab.assert_clean()
+    np.testing.assert_array_equal(lab.editor("dout"), np.ones(lab.state["x"].shape))
+    warnings = lab.warnings()
+    assert len(warnings) == 1, warnings
+    assert "uniform gamma" in warnings[0]
+    assert "dx" in warnings[0] and "0" in warnings[0]
+
+
+def test_all_ones_dout_with_uniform_gamma_says_dx_is_zero(lab):
+    lab.open("Inputs")
+    d = lab.state["x"].shape[-1]
+    lab.edit("params", {0: {str(j): 1.0 for j in range(d)}})
+    lab.assert_clean()
+    np.testing.assert_array_equal(lab.state["gamma"], np.ones(d))
+    _choose_upstream(lab, "ones")
+    warnings = lab.warnings()
+    assert len(warnings) == 1, warnings
+    assert "dx is exactly 0" in warnings[0]
+    lab.open("Stepper").step_to(20)
+    lab.assert_clean()
+    merged = lab.at.main.dataframe[0].value  # the two contributions to dx and their sum
+    dx = merged[merged["part"] == "dx (sum)"].drop(columns="part").to_numpy(dtype=float)
+    assert dx.shape == lab.state["x"].shape
+    np.testing.assert_allclose(dx, 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["one_hot", "loss"])
+def test_upstream_kind_changes_dout(lab, kind):
+    lab.open("Inputs")
+    before = lab.editor("dout")
+    _choose_upstream(lab, kind)
+    lab.assert_clean()
+    dout = lab.editor("dout")
+    assert dout.shape == before.shape
+    assert lab.differ(before, dout)
+    assert not lab.warnings()
+    np.testing.assert_allclose(_stepper_dout(lab), dout)
+
+
+def test_one_hot_dout_follows_the_chosen_output(lab):
+    lab.open("Inputs")
+    _choose_upstream(lab, "one_hot")
+    dout = lab.editor("dout")
+    assert (dout[:, 0] == 1).all() and (np.delete(dout, 0, axis=1) == 0).all()
+    lab.widget("number_input", "Output that gets the 1").set_value(3)
+    lab.run()
+    lab.assert_clean()
+    dout = lab.editor("dout")
+    assert (dout[:, 3] == 1).all() and (np.delete(dout, 3, axis=1) == 0).all()
+
+
+def test_loss_dout_is_out_minus_target(lab):
+    lab.open("Stepper").step_to(10)
+    out = lab.table()
+    lab.open("Inputs")
+    _choose_upstream(lab, "loss")
+    np.testing.assert_allclose(lab.editor("dout"), out - lab.state["target"])
+    np.testing.assert_allclose(lab.editor("target"), lab.state["target"])
+
+
+def test_editing_dout_switches_the_kind_to_edited(lab):
+    lab.open("Inputs")
+    _choose_upstream(lab, "ones")
+    lab.edit("dout", {1: {"2": 7.5}})
+    lab.assert_clean()
+    assert lab.state["upstream"] == "edited"
+    assert lab.widget("radio", UPSTREAM).value == "edited"
+    expected = np.ones(lab.state["x"].shape)
+    expected[1, 2] = 7.5
+    np.testing.assert_array_equal(lab.editor("dout"), expected)
+    np.testing.assert_array_equal(_stepper_dout(lab), expected)

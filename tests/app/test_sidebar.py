@@ -1,0 +1,94 @@
+"""The shared sidebar controls drive the numbers every page shows."""
+
+from __future__ import annotations
+
+import pytest
+
+CONSTANT = "Constant vector"
+CHANGES = [
+    ("seed", 7),
+    ("d", 6),
+    ("n", 2),
+    ("eps", 0.5),
+    ("dtype", "float32"),
+    ("preset", "One large outlier"),
+    ("shape_kind", "vector"),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), CHANGES, ids=[k for k, _ in CHANGES])
+def test_sidebar_control_changes_the_stepper_numbers(lab, key, value):
+    # Step 10 shows `out`, which depends on every input, eps and dtype included.
+    lab.open("Stepper").step_to(10)
+    lab.assert_clean()
+    before = lab.table()
+    lab.set_sidebar(key, value)
+    lab.assert_clean()
+    assert lab.state[key] == value
+    assert "Step 10 of 20" in lab.subheaders()[0]
+    assert lab.differ(before, lab.table()), f"changing {key} left the shown numbers as they were"
+
+
+@pytest.mark.parametrize(("key", "value"), [("seed", 7), ("preset", "One large outlier")])
+def test_sidebar_control_changes_the_x_editor(lab, key, value):
+    lab.open("Inputs")
+    before = lab.editor("x")
+    lab.set_sidebar(key, value)
+    lab.assert_clean()
+    assert lab.differ(before, lab.editor("x"))
+
+
+def test_same_seed_gives_the_same_numbers(lab):
+    lab.open("Inputs")
+    before = lab.editor("x")
+    lab.set_sidebar("seed", 7)
+    lab.set_sidebar("seed", 0)
+    lab.assert_clean()
+    assert not lab.differ(before, lab.editor("x"))
+
+
+def _constant_without_eps(lab):
+    lab.set_sidebar("preset", CONSTANT)
+    lab.assert_clean()
+    lab.set_sidebar("eps", 0.0)
+
+
+@pytest.mark.parametrize("page", ["Overview", "Inputs", "Stepper"])
+def test_eps_zero_on_a_constant_vector_shows_an_error_in_the_sidebar(lab, page):
+    _constant_without_eps(lab)
+    lab.open(page)
+    lab.assert_no_exception()
+    sidebar_errors = lab.errors("sidebar")
+    assert len(sidebar_errors) == 1, sidebar_errors
+    assert "eps" in sidebar_errors[0]
+    assert "variance" in sidebar_errors[0]
+
+
+def test_eps_zero_on_a_constant_vector_shows_an_error_on_the_stepper(lab):
+    _constant_without_eps(lab)
+    lab.open("Stepper")
+    lab.assert_no_exception()
+    main_errors = lab.errors("main")
+    assert len(main_errors) == 1, main_errors
+    assert "eps" in main_errors[0]
+    # The rest of the page still renders: heading and navigation.
+    assert "Step 1 of 20" in lab.subheaders()[0]
+    lab.widget("button", "Prev")
+    lab.widget("button", "Next")
+    lab.widget("slider", "Step")
+    lab.widget("selectbox", "Jump to")
+    # ...and keeps working: the backward steps report the same error, no exception.
+    lab.click("Next")
+    lab.assert_no_exception()
+    assert "Step 2 of 20" in lab.subheaders()[0]
+    lab.step_to(20)
+    lab.assert_no_exception()
+    assert lab.errors("main")
+
+
+def test_eps_back_above_zero_clears_the_error(lab):
+    _constant_without_eps(lab)
+    lab.open("Stepper")
+    assert lab.errors()
+    lab.set_sidebar("eps", 1e-5)
+    lab.assert_clean()

@@ -1,0 +1,149 @@
+"""The stepper: twenty steps in order, and every way of moving between them."""
+
+from __future__ import annotations
+
+import re
+
+# The ten nodes in forward order, as the issue lists them.
+NODES = (
+    "sample_mean",
+    "x_sm",
+    "sq_xsm",
+    "sample_var",
+    "sve",
+    "sqrt_sve",
+    "inv_sqrt_sve",
+    "normalized_x",
+    "gx",
+    "out",
+)
+# Step n computes NODES[n - 1] forward for n <= 10, then the gradients from out back.
+EXPECTED = [("forward", name) for name in NODES] + [("backward", n) for n in reversed(NODES)]
+
+
+def _named(text: str, prefix: str) -> set[str]:
+    """The node names that appear in `text` as whole words, each written prefix + name."""
+    return {name for name in NODES if re.search(rf"(?<![\w]){prefix}{name}(?![\w])", text)}
+
+
+def _assert_heading(lab, number: int) -> None:
+    direction, node = EXPECTED[number - 1]
+    heading = lab.subheaders()[0]
+    assert f"Step {number} of 20" in heading, heading
+    assert direction in heading, heading
+    if direction == "forward":
+        assert _named(heading, "") == {node}, heading
+    else:
+        assert _named(heading, "d") == {node}, heading
+
+
+def _buttons(lab) -> dict[str, bool]:
+    """Prev and Next, label -> disabled."""
+    return {b.label: b.disabled for b in lab.at.main.button if b.label in ("Prev", "Next")}
+
+
+def test_next_walks_all_twenty_steps_in_order(lab):
+    lab.open("Stepper")
+    lab.assert_clean()
+    _assert_heading(lab, 1)
+    assert _buttons(lab) == {"Prev": True, "Next": False}
+    for number in range(2, 21):
+        lab.click("Next")
+        lab.assert_clean()
+        assert lab.state["step"] == number
+        _assert_heading(lab, number)
+        assert lab.at.main.dataframe, f"step {number} shows no table"
+    heading = lab.subheaders()[0]
+    assert re.search(r"(?<!\w)dx(?!\w)", heading), heading
+    assert _buttons(lab) == {"Prev": False, "Next": True}
+
+
+def test_last_step_checks_dsample_mean_and_dx(lab):
+    lab.open("Stepper").step_to(20)
+    lab.assert_clean()
+    checks = [m.label for m in lab.at.main.metric if "analytic vs numerical" in m.label]
+    assert checks == [
+        "dsample_mean: analytic vs numerical",
+        "dx: analytic vs numerical",
+    ]
+    assert all(m.value != "wrong" for m in lab.at.main.metric)
+
+
+def test_prev_goes_back(lab):
+    lab.open("Stepper").step_to(12)
+    lab.click("Prev")
+    lab.assert_clean()
+    assert lab.state["step"] == 11
+    _assert_heading(lab, 11)
+    lab.click("Prev")
+    assert lab.state["step"] == 10
+    _assert_heading(lab, 10)
+
+
+def test_next_then_prev_returns_to_the_first_step(lab):
+    lab.open("Stepper")
+    lab.click("Next")
+    assert _buttons(lab)["Prev"] is False
+    lab.click("Prev")
+    lab.assert_clean()
+    _assert_heading(lab, 1)
+    assert _buttons(lab)["Prev"] is True
+
+
+def test_slider_moves_the_step(lab):
+    lab.open("Stepper")
+    lab.widget("slider", "Step").set_value(7)
+    lab.run()
+    lab.assert_clean()
+    assert lab.state["step"] == 7
+    _assert_heading(lab, 7)
+    assert lab.widget("selectbox", "Jump to").value == 7
+
+
+def test_jump_to_moves_the_step(lab):
+    lab.open("Stepper")
+    lab.widget("selectbox", "Jump to").set_value(15)
+    lab.run()
+    lab.assert_clean()
+    assert lab.state["step"] == 15
+    _assert_heading(lab, 15)
+    assert lab.widget("slider", "Step").value == 15
+    # The buttons move on from where the jump landed.
+    lab.click("Next")
+    _assert_heading(lab, 16)
+
+
+def test_step_survives_a_page_switch(lab):
+    lab.open("Stepper")
+    for _ in range(3):
+        lab.click("Next")
+    lab.widget("slider", "Step").set_value(13)
+    lab.run()
+    _assert_heading(lab, 13)
+    lab.open("Inputs")
+    lab.assert_clean()
+    lab.open("Stepper")
+    lab.assert_clean()
+    assert lab.state["step"] == 13
+    _assert_heading(lab, 13)
+    assert lab.widget("slider", "Step").value == 13
+    assert lab.widget("selectbox", "Jump to").value == 13
+
+
+def test_one_vector_walks_all_twenty_steps(lab):
+    lab.set_sidebar("shape_kind", "vector")
+    lab.open("Stepper")
+    for number in range(1, 21):
+        lab.step_to(number)
+        lab.assert_clean()
+        _assert_heading(lab, number)
+
+
+def test_token_batch_walks_all_twenty_steps(lab):
+    lab.set_sidebar("shape_kind", "tokens")
+    assert lab.state["x"].ndim == 3
+    lab.open("Stepper")
+    for number in range(1, 21):
+        lab.step_to(number)
+        lab.assert_clean()
+        _assert_heading(lab, number)
