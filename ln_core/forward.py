@@ -143,8 +143,9 @@ def _check_variance(sve: np.ndarray, axis: int, eps: float) -> None:
         which = tuple(int(i) for k, i in enumerate(found) if k != axis % zero.ndim)
         group = "vector" if axis == -1 else "feature (normalized over the batch)"
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
+        where = f"The {group} at index {which}" if which else "The vector"
         raise ValueError(
-            f"The {group} at index {which} has zero variance (its entries are all equal, or so "
+            f"{where} has zero variance (its entries are all equal, or so "
             f"close that their squared differences round to 0) and {eps_text}, so "
             "x_sm / sqrt(var + eps) is 0 / 0. Set eps > 0 or make the entries differ."
         )

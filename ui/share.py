@@ -140,6 +140,12 @@ def apply(link: LinkState, session: Any) -> list[str]:
     session.update(link.values)
     state.regenerate()
     shape = session["x"].shape
+    # A hand-written preset keeps its own shape; the sidebar must say so.
+    state.show_shape(shape)
+    # regenerate() resets the chosen vector; the link's choice wins.
+    for key in ("view_b", "view_t"):
+        if key in link.values:
+            session[key] = link.values[key]
     expected = {
         "x": shape,
         "gamma": shape[-1:],

@@ -126,14 +126,19 @@ def on_preset_change() -> None:
     s = st.session_state
     preset = PRESETS[s["preset"]]
     if preset.shape is not None:
-        dims = preset.shape
-        s["shape_kind"] = {1: "vector", 2: "rows", 3: "tokens"}[len(dims)]
-        keys = {1: ("d",), 2: ("n", "d"), 3: ("b", "l", "d")}[len(dims)]
-        for key, value in zip(keys, dims, strict=True):
-            s[key] = value
+        show_shape(preset.shape)
     if preset.dtype is not None:
         s["dtype"] = preset.dtype
     regenerate()
+
+
+def show_shape(dims: tuple[int, ...]) -> None:
+    """Set the sidebar's shape controls to `dims` (only before the sidebar is drawn)."""
+    s = st.session_state
+    s["shape_kind"] = {1: "vector", 2: "rows", 3: "tokens"}[len(dims)]
+    keys = {1: ("d",), 2: ("n", "d"), 3: ("b", "l", "d")}[len(dims)]
+    for key, value in zip(keys, dims, strict=True):
+        s[key] = value
 
 
 def on_shape_change() -> None:
@@ -168,8 +173,7 @@ def replace_x(value: np.ndarray) -> None:
         fresh = make_example("Random normal", x.shape, s["seed"])
         s["gamma"], s["beta"] = fresh.gamma, fresh.beta
     s["x"] = x
-    s["shape_kind"], s["d"] = ("vector" if x.ndim == 1 else "rows"), x.shape[-1]
-    s["n"] = x.shape[0] if x.ndim == 2 else s["n"]
+    show_shape(x.shape)
     _reset_dependents()
 
 

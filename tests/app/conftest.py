@@ -11,8 +11,10 @@ own traceback instead of Streamlit's redacted message.
 
 from __future__ import annotations
 
+import base64
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,13 @@ PAGES = {
     "Overview": "pages/lab/home.py",
     "Inputs": "pages/lab/inputs.py",
     "Stepper": "pages/lab/stepper.py",
+    # Part 2 pages, by the titles app.py gives them.
+    "Jacobian": "pages/lab/jacobian.py",
+    "Gradient check": "pages/lab/gradcheck.py",
+    "Derivation audit": "pages/lab/audit.py",
+    "Residual block": "pages/lab/residual.py",
+    "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
+    "Export and share": "pages/lab/export.py",
 }
 # The sidebar's widgets by key; which kind of widget each one is.
 SIDEBAR_KINDS = ("selectbox", "radio", "number_input")
@@ -49,7 +58,7 @@ class Lab:
         return self
 
     def open(self, page: str) -> Lab:
-        """Switch to a page by its title (Overview, Inputs, Stepper) and run it."""
+        """Switch to a page by its title (a key of PAGES: Overview, Stepper, ...) and run it."""
         self.at.switch_page(PAGES[page])
         return self.run()
 
@@ -146,9 +155,64 @@ class Lab:
         if self.at.error:
             pytest.fail(f"unexpected st.error: {self.errors()}")
 
+    # -- figures, metrics and the link (used by the Part 2, link and classroom tests) ----------
+
+    def charts(self) -> list[dict[str, Any]]:
+        """The plotly charts in the main area, each as its figure spec (data and layout)."""
+        return [json.loads(chart.proto.spec) for chart in self.at.main.get("plotly_chart")]
+
+    def heatmaps(self) -> list[dict[str, Any]]:
+        """The charts whose first trace is a heatmap."""
+        return [c for c in self.charts() if c["data"] and c["data"][0].get("type") == "heatmap"]
+
+    @staticmethod
+    def spec_array(value: Any) -> np.ndarray:
+        """A plotly spec's array: a plain list, or plotly's {"dtype", "bdata", "shape"} form."""
+        if not isinstance(value, dict):
+            return np.asarray(value)
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape is None:
+            return flat.copy()
+        return flat.reshape([int(n) for n in str(shape).split(",")]).copy()
+
+    def graph(self) -> str:
+        """The DOT source of the (only) graphviz chart on the page."""
+        charts = self.at.main.get("graphviz_chart")
+        assert len(charts) == 1, f"{len(charts)} graphviz charts on the page"
+        return charts[0].proto.spec
+
+    def html(self) -> list[str]:
+        """The bodies of every st.html on the page (style-only ones included)."""
+        return [element.value for element in self.at.get("html")]
+
+    def metrics(self) -> dict[str, str]:
+        """The main area's st.metric values by label."""
+        return {m.label: m.value for m in self.at.main.metric}
+
+    def link(self) -> dict[str, str]:
+        """The query parameters the app wrote on its last run: the shareable link."""
+        return {key: str(value) for key, value in self.at.query_params.items()}
+
+
+class LinkedLab(Lab):
+    """A fresh app opened from a link: the query parameters are set before the first run."""
+
+    def __init__(self, params: Mapping[str, str]) -> None:
+        self.at = AppTest.from_file(str(APP), default_timeout=60)
+        self.at.query_params.update(params)
+        self.run()
+
 
 @pytest.fixture
 def lab() -> Iterator[Lab]:
     """A fresh app, run once on its default page (Overview) with the default inputs."""
     with patch_config_options({"client.showErrorDetails": "full"}):
         yield Lab()
+
+
+@pytest.fixture
+def open_link() -> Iterator[Callable[[Mapping[str, str]], Lab]]:
+    """Open a fresh app from a link: open_link({"seed": "3", ...}) gives a Lab run once."""
+    with patch_config_options({"client.showErrorDetails": "full"}):
+        yield LinkedLab

@@ -1,0 +1,134 @@
+"""Exports: the bundle and its four formats (JSON, .npz, NumPy snippet, HTML report), and the
+Export and share page that offers them."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+
+from ln_core.bundle import make_bundle, numpy_snippet, to_json, to_npz
+from ln_core.forward import NODE_NAMES
+from ui.report import html_report
+
+SHAPES = [(4,), (2, 4), (1, 2, 3)]
+DTYPES = ["float64", "float32"]
+INPUTS = ("x", "gamma", "beta", "dout")
+
+
+def _inputs(shape: tuple[int, ...], dtype: str) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(len(shape))
+    d = shape[-1]
+    return {
+        "x": rng.standard_normal(shape).astype(dtype),
+        "gamma": rng.standard_normal(d).astype(dtype),
+        "beta": rng.standard_normal(d).astype(dtype),
+        "dout": rng.standard_normal(shape).astype(dtype),
+    }
+
+
+@pytest.fixture(params=[(s, d) for s in SHAPES for d in DTYPES], ids=lambda p: f"{p[0]}-{p[1]}")
+def example(request):
+    shape, dtype = request.param
+    inputs = _inputs(shape, dtype)
+    return inputs, make_bundle(**inputs, eps=1e-5)
+
+
+def test_bundle_holds_the_inputs_every_node_and_every_gradient(example):
+    inputs, bundle = example
+    for name in INPUTS:
+        np.testing.assert_array_equal(bundle.arrays[f"inputs/{name}"], inputs[name])
+    for node in NODE_NAMES:
+        assert f"nodes/{node}" in bundle.arrays and f"grads/d{node}" in bundle.arrays
+    assert bundle.meta["shape"] == list(inputs["x"].shape)
+    assert bundle.meta["dtype"] == inputs["x"].dtype.name
+    assert bundle.meta["passed"] is True
+
+
+def test_json_round_trips(example):
+    inputs, bundle = example
+    loaded = json.loads(to_json(bundle))
+    assert set(loaded) == {"meta", "arrays"}
+    assert set(loaded["arrays"]) == set(bundle.arrays)
+    for name in INPUTS:
+        np.testing.assert_array_equal(np.array(loaded["arrays"][f"inputs/{name}"]), inputs[name])
+    for name, array in bundle.arrays.items():
+        np.testing.assert_array_equal(np.array(loaded["arrays"][name]).reshape(array.shape), array)
+    assert loaded["meta"]["eps"] == 1e-5
+    assert loaded["meta"]["passed"] == bundle.meta["passed"]
+    assert loaded["meta"]["relative_errors"] == bundle.meta["relative_errors"]
+
+
+def test_npz_loads_with_the_same_arrays(example):
+    _, bundle = example
+    with np.load(io.BytesIO(to_npz(bundle)), allow_pickle=False) as npz:
+        assert set(npz.files) == {n.replace("/", "__") for n in bundle.arrays} | {"meta"}
+        for name, array in bundle.arrays.items():
+            loaded = npz[name.replace("/", "__")]
+            assert loaded.dtype == array.dtype, name
+            np.testing.assert_array_equal(loaded, array, err_msg=name)
+        assert json.loads(str(npz["meta"]))["shape"] == bundle.meta["shape"]
+
+
+def test_numpy_snippet_rebuilds_the_inputs(example, capsys):
+    inputs, bundle = example
+    namespace: dict = {}
+    exec(numpy_snippet(bundle), namespace)  # our own generated code, run in a test
+    for name in INPUTS:
+        rebuilt = namespace[name]
+        assert rebuilt.dtype == inputs[name].dtype, name
+        np.testing.assert_array_equal(rebuilt, inputs[name], err_msg=name)
+    assert namespace["eps"] == 1e-5
+    np.testing.assert_array_equal(namespace["grads"].dx, bundle.arrays["grads/dx"])
+    assert capsys.readouterr().out  # it prints out and dx
+
+
+def test_html_report_is_self_contained_and_names_every_node(example):
+    inputs, bundle = example
+    report = html_report(bundle)
+    assert report.startswith("<!DOCTYPE html>")
+    assert "<script" not in report.lower()
+    assert not re.search(r"https?://", report), "the report references an external file"
+    assert not re.search(r"\b(src|href)\s*=", report, re.IGNORECASE)
+    headings = re.findall(r"<h3>([^<]*)</h3>", report)
+    for node in NODE_NAMES:
+        assert node in headings, f"node {node} missing"
+        assert f"d{node}" in headings, f"gradient d{node} missing"
+    for name in ("x", "gamma", "beta", "dout", "dx", "dgamma", "dbeta"):
+        assert name in headings, name
+    assert f"{float(inputs['x'].reshape(-1)[0]):.6g}" in report
+    assert "passes" in report
+
+
+def test_html_report_shows_a_failing_check_as_failing(example):
+    _, bundle = example
+    failing = type(bundle)(bundle.arrays, {**bundle.meta, "passed": False})
+    assert "fails" in html_report(failing) and "class='fail'" in html_report(failing)
+
+
+# -- the Export and share page --------------------------------------------------------------------
+
+
+def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_inputs(lab):
+    lab.set_sidebar("seed", 6).set_sidebar("dtype", "float32").open("Export and share")
+    lab.assert_clean()
+    buttons = lab.at.main.get("download_button")
+    assert [b.label for b in buttons] == ["JSON bundle", "Compressed .npz", "HTML report"]
+    urls = [b.proto.url for b in buttons]
+    assert [u.rsplit(".", 1)[-1] for u in urls] == ["json", "bin", "html"]
+
+    link, snippet = (c.value for c in lab.at.main.code)
+    assert "seed=6" in link and "dtype=float32" in link
+    assert link.startswith("http")
+
+    namespace: dict = {}
+    exec(snippet, namespace)
+    s = lab.state
+    np.testing.assert_array_equal(namespace["x"], s["x"].astype(np.float32))
+    np.testing.assert_array_equal(namespace["gamma"], s["gamma"].astype(np.float32))
+    np.testing.assert_array_equal(namespace["dout"], s["dout_random"].astype(np.float32))
+    assert namespace["x"].dtype == np.float32
+    assert namespace["eps"] == s["eps"]
