@@ -21,7 +21,7 @@ from ln_core.backward import Grads
 from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
 from ln_core.forward import Cache, forward
 from ln_core.gradcheck import default_h
-from ln_core.jacobian import _one_vector
+from ln_core.jacobian import one_vector
 from ln_core.numerical import check_h, perturbed_copies
 from ln_core.validation import check_dout, numeric_guard
 
@@ -150,7 +150,7 @@ def jacobian_from_backward(
     `lambda d, c: buggy_backward(d, c, bug)`. All D one-hot douts run at once as a (D, D)
     batch of copies of x. Returns (D, D) in x's dtype.
     """
-    x = _one_vector(x)
+    x = one_vector(x)
     d = x.shape[0]
     copies = forward(np.tile(x, (d, 1)), gamma, np.zeros(d), eps)
     return backward_fn(np.eye(d, dtype=copies.dtype), copies).dx
@@ -163,7 +163,7 @@ def numerical_jacobian(
 
     x: one vector (D,); gamma: (D,). h=None uses `default_h`. Returns (D, D) in x's dtype.
     """
-    x = _one_vector(x)
+    x = one_vector(x)
     cache = forward(x, gamma, np.zeros(x.shape[0]), eps)
     step = default_h(cache) if h is None else check_h(h)
     # plus[0, j] is x with x_j moved by +h; its forward pass is output column j of J.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -78,8 +79,30 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 )
 
 
+class StagedCache:
+    """What every staged forward cache offers; a subclass lists its nodes in NODES."""
+
+    NODES: ClassVar[tuple[str, ...]]
+    x: np.ndarray
+    axis: int
+
+    @property
+    def n(self) -> int:
+        """How many entries each statistic averages over (D for LayerNorm, N for BatchNorm)."""
+        return self.x.shape[self.axis]
+
+    @property
+    def nodes(self) -> dict[str, np.ndarray]:
+        """The nodes in forward order."""
+        return {name: getattr(self, name) for name in self.NODES}
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.x.dtype
+
+
 @dataclass(frozen=True)
-class Cache:
+class Cache(StagedCache):
     """Inputs and the ten nodes of one forward pass.
 
     Shapes, for x of shape S (e.g. (D,), (N, D), (B, L, D)) normalized over `axis`:
@@ -88,6 +111,7 @@ class Cache:
     `axis` is stored negative, so it still names the same axis if a stack axis is prepended.
     """
 
+    NODES: ClassVar[tuple[str, ...]] = NODE_NAMES
     x: np.ndarray
     gamma: np.ndarray
     beta: np.ndarray
@@ -104,19 +128,6 @@ class Cache:
     gx: np.ndarray = field(repr=False)
     out: np.ndarray = field(repr=False)
 
-    @property
-    def n(self) -> int:
-        """How many entries each statistic averages over (D for LayerNorm, N for BatchNorm)."""
-        return self.x.shape[self.axis]
-
-    @property
-    def nodes(self) -> dict[str, np.ndarray]:
-        """The ten nodes in forward order."""
-        return {name: getattr(self, name) for name in NODE_NAMES}
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.x.dtype
 
 
 def run_stages(

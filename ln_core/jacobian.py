@@ -9,7 +9,8 @@ from ln_core.forward import forward
 from ln_core.validation import check_input_x
 
 
-def _one_vector(x: np.ndarray) -> np.ndarray:
+def one_vector(x: np.ndarray) -> np.ndarray:
+    """x validated as one vector (D,); a batch raises ValueError asking for one row."""
     x = check_input_x(x)
     if x.ndim != 1:
         raise ValueError(
@@ -27,7 +28,7 @@ def jacobian_parts(x: np.ndarray, gamma: np.ndarray, eps: float = 1e-5) -> PathT
     With s = 1/sqrt(var + eps): direct = diag(gamma * s); through_mean[i, j] = -gamma_i s / D;
     through_variance[i, j] = -gamma_i s xhat_i xhat_j / D.
     """
-    x = _one_vector(x)
+    x = one_vector(x)
     cache = forward(x, gamma, np.zeros_like(gamma, dtype=float), eps)
     one_hot_rows = np.diag(cache.gamma)  # dnormalized_x = e_i * gamma for each output i
     terms = dx_path_terms(one_hot_rows, cache.normalized_x, cache.inv_sqrt_sve, cache.axis)

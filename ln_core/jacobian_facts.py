@@ -17,7 +17,7 @@ import numpy as np
 from ln_core.backward import backward
 from ln_core.forward import Cache, forward
 from ln_core.gradcheck import rel_error
-from ln_core.jacobian import _one_vector, jacobian
+from ln_core.jacobian import one_vector, jacobian
 from ln_core.validation import numeric_guard
 
 
@@ -67,7 +67,7 @@ def jacobian_facts(
     x: np.ndarray, gamma: np.ndarray, dout: np.ndarray, eps: float = 1e-5
 ) -> JacobianFacts:
     """The Jacobian page's facts for one vector. x, gamma, dout: (D,)."""
-    x = _one_vector(x)
+    x = one_vector(x)
     cache = forward(x, gamma, np.zeros(x.shape[0]), eps)
     jac = jacobian(cache.x, cache.gamma, eps)
     grads = backward(dout, cache)

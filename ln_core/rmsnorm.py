@@ -16,11 +16,13 @@ its Jacobian sends x to 0 but not the ones vector.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ln_core.backward import Grads, param_axes
-from ln_core.jacobian import _one_vector
+from ln_core.forward import StagedCache
+from ln_core.jacobian import one_vector
 from ln_core.validation import (
     check_axis,
     check_dout,
@@ -43,13 +45,14 @@ RMS_NODE_NAMES = (
 
 
 @dataclass(frozen=True)
-class RMSCache:
+class RMSCache(StagedCache):
     """Inputs and the eight nodes of one RMSNorm forward pass.
 
     Shapes, for x of shape S normalized over `axis`: gamma, beta: (D,) on the last axis.
     mean_sq, mse, sqrt_mse, inv_sqrt_mse have shape S with S[axis] = 1; the other nodes have S.
     """
 
+    NODES: ClassVar[tuple[str, ...]] = RMS_NODE_NAMES
     x: np.ndarray
     gamma: np.ndarray
     beta: np.ndarray
@@ -63,20 +66,6 @@ class RMSCache:
     normalized_x: np.ndarray = field(repr=False)
     gx: np.ndarray = field(repr=False)
     out: np.ndarray = field(repr=False)
-
-    @property
-    def n(self) -> int:
-        """How many entries each mean of squares averages over."""
-        return self.x.shape[self.axis]
-
-    @property
-    def nodes(self) -> dict[str, np.ndarray]:
-        """The eight nodes in forward order."""
-        return {name: getattr(self, name) for name in RMS_NODE_NAMES}
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.x.dtype
 
 
 @dataclass(frozen=True)
@@ -219,7 +208,7 @@ def rms_jacobian(x: np.ndarray, gamma: np.ndarray, eps: float = 1e-5) -> np.ndar
     With s = 1/sqrt(mean(x^2) + eps) and xhat = x * s: J[i, j] = gamma_i s (delta_ij -
     xhat_i xhat_j / D). Written from the formula, not from rms_backward, so each checks the other.
     """
-    x = _one_vector(x)
+    x = one_vector(x)
     cache = rms_forward(x, gamma, np.zeros(x.shape[-1]), eps)
     xhat, s = cache.normalized_x, cache.inv_sqrt_mse
     with numeric_guard("The RMSNorm Jacobian"):
