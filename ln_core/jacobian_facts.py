@@ -17,7 +17,7 @@ import numpy as np
 from ln_core.backward import backward
 from ln_core.forward import Cache, forward
 from ln_core.gradcheck import rel_error
-from ln_core.jacobian import one_vector, jacobian
+from ln_core.jacobian import jacobian, one_vector
 from ln_core.validation import numeric_guard
 
 
