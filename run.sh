@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
-exec .venv/bin/python -m streamlit run app.py "$@"
+exec .venv/bin/python -m ui.launch "$@"

@@ -12,8 +12,8 @@ DIVERGING = "RdBu_r"
 def heatmap(
     matrix: np.ndarray,
     title: str,
-    x_label: str = "j",
-    y_label: str = "i",
+    x_label: str = "input j",
+    y_label: str = "output i",
     x0: int = 0,
     y0: int = 0,
     step: int = 1,
@@ -35,14 +35,20 @@ def heatmap(
             zmid=0.0,
             zmin=-limit or -1.0,
             zmax=limit or 1.0,
-            hovertemplate=f"{y_label}=%{{y}}, {x_label}=%{{x}}<br>value=%{{z:.4g}}<extra></extra>",
+            hovertemplate=f"{y_label} = %{{y}}, {x_label} = %{{x}}<br>value = %{{z:.4g}}"
+            "<extra></extra>",
         )
     )
     fig.update_layout(
         title=title,
         height=height,
         margin=dict(l=40, r=10, t=40, b=40),
-        xaxis=dict(title=x_label, side="top", constrain="domain"),
-        yaxis=dict(title=y_label, autorange="reversed", constrain="domain"),
+        xaxis=dict(title=x_label, side="top", constrain="domain", **_integer_ticks(cols)),
+        yaxis=dict(title=y_label, autorange="reversed", constrain="domain", **_integer_ticks(rows)),
     )
     return fig
+
+
+def _integer_ticks(count: int) -> dict:
+    """Whole-number ticks: every index when there are few, Plotly's choice otherwise."""
+    return {"tickmode": "linear", "dtick": 1} if count <= 16 else {"tickformat": "d"}

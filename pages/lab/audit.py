@@ -14,6 +14,12 @@ st.markdown(
     "of them are wrong as written, and the numbers show where."
 )
 
+
+def _short(document: str) -> str:
+    """'000_f12dc394c06ca42b.txt' -> 'document 000': the hash means nothing to a reader."""
+    return f"document {document.split('_')[0]}"
+
+
 with shown_errors():
     inputs = state.inputs()
     results = compute.audit(
@@ -23,14 +29,23 @@ with shown_errors():
     st.subheader(f"{len(results)} formulas checked: {wrong} wrong on these inputs")
     summary = pd.DataFrame(
         {
-            "document": [r.document for r in results],
+            "entry": [r.id for r in results],
+            "document": [_short(r.document) for r in results],
             "quantity": [r.quantity for r in results],
             "verdict": [r.verdict for r in results],
             "error": [r.error for r in results],
             "corrected form's error": [r.correction_error for r in results],
         }
     )
-    st.dataframe(summary, width="stretch", hide_index=True)
+    st.dataframe(
+        summary,
+        width="stretch",
+        hide_index=True,
+        column_config={
+            "error": st.column_config.NumberColumn(format="%.1e"),
+            "corrected form's error": st.column_config.NumberColumn(format="%.1e"),
+        },
+    )
     for result in results:
         icon = ":material/check_circle:" if result.verdict == "correct" else ":material/cancel:"
         title = (

@@ -1,13 +1,13 @@
 """LayerNorm vs BatchNorm vs RMSNorm: the same graph with another axis, or without the mean."""
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui import compute, state
 from ui.errors import shown_errors
 from ui.figures import heatmap
-from ui.tables import vectors_frame
 
 MAX_ENTRIES = 16384
 s = st.session_state
@@ -60,17 +60,24 @@ with shown_errors():
 
     if norm == "rms":
         cache, grads = compute.rms(x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype)
-        st.caption("Mean square per row (no mean is subtracted)")
-        st.dataframe(vectors_frame(cache.mean_sq), width="stretch")
+        st.caption("Mean square per vector (no mean is subtracted)")
+        stats = pd.DataFrame(
+            {"mean square": cache.mean_sq.reshape(-1)},
+            index=[f"vector {i}" for i in range(cache.mean_sq.size)],
+        )
+        st.dataframe(stats.T, width="stretch")
     else:
         axis = 0 if norm == "batch" else -1
         cache, grads = compute.forward_backward(
             x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype, axis
         )
         per = "feature" if norm == "batch" else "vector"
-        st.caption(f"Statistics per {per}: mean (first) and variance (second)")
-        st.dataframe(vectors_frame(cache.sample_mean), width="stretch")
-        st.dataframe(vectors_frame(cache.sample_var), width="stretch")
+        st.caption(f"Statistics per {per}")
+        stats = pd.DataFrame(
+            {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
+            index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
+        )
+        st.dataframe(stats.T, width="stretch")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(

@@ -51,4 +51,4 @@ with shown_errors():
         icon=":material/description:",
     )
     st.markdown("**NumPy snippet that rebuilds the inputs**")
-    st.code(numpy_snippet(bundle), language="python")
+    st.code(numpy_snippet(bundle), language="python", wrap_lines=True)

@@ -35,7 +35,12 @@ with shown_errors():
     )
     cols = st.columns(3)
     for col, name in zip(cols, ("dx", "dW", "dc"), strict=True):
-        col.metric(f"{name} vs numerical", f"{errors[name]:.1e}")
+        col.metric(
+            f"{name} vs numerical",
+            f"{errors[name]:.1e}",
+            help="Relative error against central differences; below 1e-6 in float64 "
+            "(1e-2 in float32) the analytic gradient is confirmed.",
+        )
     index = pick_vector(inputs.x.shape)
     parts = {
         "through the skip (= dz)": grads.dx_skip[index],
@@ -51,7 +56,7 @@ with shown_errors():
         margin=dict(l=40, r=10, t=20, b=40),
     )
     st.plotly_chart(fig, width="stretch")
-    st.dataframe(pd.concat({k: vectors_frame(v) for k, v in parts.items()}), width="stretch")
+    st.dataframe(pd.DataFrame({k: v.reshape(-1) for k, v in parts.items()}).T, width="stretch")
     if inputs.x.ndim > 1:
         st.plotly_chart(
             heatmap(
