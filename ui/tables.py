@@ -77,7 +77,5 @@ def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) ->
 
 
 def coloured_by_band(frame: pd.DataFrame) -> pd.io.formats.style.Styler:
-    """Colour each row by its 'band' column (good / suspicious / wrong)."""
-    return frame.style.apply(
-        lambda row: [f"background-color: {BAND_COLOURS[row['band']]}"] * len(row), axis=1
-    ).format({"relative error": "{:.1e}", "analytic": "{:.6g}", "numerical": "{:.6g}"})
+    """Colour the 'band' column (good / suspicious / wrong); one cell per row keeps it fast."""
+    return frame.style.map(lambda band: f"background-color: {BAND_COLOURS[band]}", subset="band")

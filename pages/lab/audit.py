@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from ui import compute, state
+from ui import caps, compute, state
 from ui.errors import shown_errors
 
 st.title("Derivation audit")
@@ -13,6 +13,7 @@ st.markdown(
     "the staged backward pass. A formula is only as good as the numbers it produces: several "
     "of them are wrong as written, and the numbers show where."
 )
+caps.enforce("audit")
 
 
 def _short(document: str) -> str:

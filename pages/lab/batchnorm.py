@@ -5,11 +5,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import compute, state
+from ui import caps, compute, state
 from ui.errors import shown_errors
 from ui.figures import heatmap
 
-MAX_ENTRIES = 16384
 s = st.session_state
 NORMS = {
     "layer": "LayerNorm: each vector (row) over its D features",
@@ -30,9 +29,7 @@ if s["x"].ndim == 1:
         "sidebar (tokens are treated as N = B * L rows)."
     )
     st.stop()
-if s["x"].size > MAX_ENTRIES:
-    st.error(f"x has {s['x'].size:,} entries; this page draws up to {MAX_ENTRIES:,}.")
-    st.stop()
+caps.enforce("batchnorm")
 
 norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ln_core.bundle import numpy_snippet, to_json, to_npz
-from ui import compute, share, state
+from ui import caps, compute, share, state
 from ui.errors import shown_errors
 from ui.report import html_report
 
@@ -19,6 +19,7 @@ st.caption(
 st.code(share.current_link(), language=None, wrap_lines=True)
 
 st.subheader("Download this example")
+caps.enforce("export")
 st.caption(
     "Every table in the app also has its own CSV download in its toolbar (hover over it). "
     "Figures download as PNG from their toolbar's camera icon."

@@ -6,13 +6,12 @@ import streamlit as st
 
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TENSORS, TOLERANCES
-from ui import compute, state
+from ui import caps, compute, state
 from ui.errors import shown_errors
-from ui.figures import heatmap
+from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
 from ui.tables import check_frame, coloured_by_band
 
-MAX_ENTRIES = 65536  # every entry gets its own table row and its own central difference.
 s = st.session_state
 
 st.title("Gradient check")
@@ -22,11 +21,7 @@ st.markdown(
     "$L = \\sum dout \\odot y$, whose gradient is exactly what backward computes. "
     "The relative error is $\\max|a - n| / \\max(|a| + |n|)$ per tensor."
 )
-if s["x"].size > MAX_ENTRIES:
-    st.error(
-        f"x has {s['x'].size:,} entries; this page checks up to {MAX_ENTRIES:,}. Lower N or D."
-    )
-    st.stop()
+caps.enforce("gradcheck")
 
 bands = ", ".join(
     f"{np.dtype(d).name}: good <= {good:g}, suspicious <= {susp:g}, wrong above (pass <= {tol:g})"
@@ -55,7 +50,16 @@ with shown_errors():
             frame = check_frame(
                 getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
             )
-            st.dataframe(coloured_by_band(frame), width="stretch", height=280)
+            st.dataframe(
+                coloured_by_band(frame),
+                width="stretch",
+                height=400,
+                column_config={
+                    "analytic": st.column_config.NumberColumn(format="%.6g"),
+                    "numerical": st.column_config.NumberColumn(format="%.6g"),
+                    "relative error": st.column_config.NumberColumn(format="%.1e"),
+                },
+            )
 
 st.subheader("One vector, closer")
 st.caption("The step plot and the bug's Jacobian below use this vector.")
@@ -125,9 +129,7 @@ def break_the_backward() -> None:
         gap = compute.bug_jacobian_gap(
             inputs.x[index], inputs.gamma, inputs.eps, inputs.dtype, bug.value
         )
-        st.plotly_chart(
-            heatmap(gap, "analytic J minus numerical J: where the bug lives"), width="stretch"
-        )
+        draw_matrix(gap, "analytic J minus numerical J: where the bug lives")
 
 
 break_the_backward()

@@ -1,5 +1,7 @@
 """Inputs: edit x, gamma, beta and the upstream gradient; CSV in and out."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
@@ -36,10 +38,12 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
     if s.get("csv_error"):
         st.error(s.pop("csv_error"))
     cols = st.columns(2)
-    cols[0].download_button("Download x.csv", to_csv(s["x"]), file_name="x.csv", mime="text/csv")
+    cols[0].download_button(
+        "Download x.csv", partial(to_csv, s["x"]), file_name="x.csv", mime="text/csv"
+    )
     cols[1].download_button(
         "Download gamma_beta.csv",
-        to_csv(np.stack([s["gamma"], s["beta"]])),
+        partial(to_csv, np.stack([s["gamma"], s["beta"]])),
         file_name="gamma_beta.csv",
         mime="text/csv",
     )
@@ -87,4 +91,6 @@ with shown_errors():
         s["upstream"] = "edited"
 
     array_editor("dout", dout, _store_dout)
-    st.download_button("Download dout.csv", to_csv(dout), file_name="dout.csv", mime="text/csv")
+    st.download_button(
+        "Download dout.csv", partial(to_csv, dout), file_name="dout.csv", mime="text/csv"
+    )

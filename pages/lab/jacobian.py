@@ -4,14 +4,11 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ln_core.downsample import block_mean
-from ui import compute, state
+from ui import caps, compute, state
 from ui.errors import shown_errors
-from ui.figures import heatmap
+from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
 
-MAX_D = 1024  # J has D^2 entries; past this the page would stall the browser.
-FULL_RESOLUTION = 300  # above this many rows, show block means plus a zoomed window.
 s = st.session_state
 
 st.title("Jacobian")
@@ -20,42 +17,7 @@ st.markdown(
     "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: it computes "
     "$dx = dout\\,J$ directly. Seeing J shows why every input influences every output."
 )
-d = s["x"].shape[-1]
-if d > MAX_D:
-    st.error(f"J has D x D = {d * d:,} entries; this page draws up to D = {MAX_D}. Lower D.")
-    st.stop()
-
-
-def _draw(matrix: np.ndarray, title: str, height: int = 420) -> None:
-    """Full resolution up to FULL_RESOLUTION; beyond, block means and a zoomable window."""
-    if matrix.shape[0] <= FULL_RESOLUTION:
-        st.plotly_chart(heatmap(matrix, title, height=height), width="stretch")
-        return
-    small = block_mean(matrix, FULL_RESOLUTION // 2)
-    st.plotly_chart(
-        heatmap(
-            small.matrix,
-            f"{title} (means of {small.block}x{small.block} blocks)",
-            step=small.block,
-            height=height,
-        ),
-        width="stretch",
-    )
-    start = st.slider(
-        "Zoom: first row and column of a 128 x 128 window",
-        0,
-        matrix.shape[0] - 128,
-        0,
-        step=16,
-        key=f"zoom_{title}",
-    )
-    window = matrix[start : start + 128, start : start + 128]
-    st.plotly_chart(
-        heatmap(
-            window, f"{title}, entries {start} to {start + 127}", x0=start, y0=start, height=height
-        ),
-        width="stretch",
-    )
+caps.enforce("jacobian")
 
 
 with shown_errors():
@@ -79,9 +41,9 @@ with shown_errors():
             strict=True,
         ):
             with column:
-                _draw(matrix, title, height=320)
+                draw_matrix(matrix, title, height=320)
     else:
-        _draw(facts.jacobian, "J = dy/dx")
+        draw_matrix(facts.jacobian, "J = dy/dx")
 
     st.subheader("What J must satisfy, computed live")
     cols = st.columns(4)

@@ -4,13 +4,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import compute, state
+from ui import caps, compute, state
 from ui.errors import shown_errors
 from ui.figures import heatmap
 from ui.picker import pick_vector
 from ui.tables import vectors_frame
 
-MAX_ENTRIES = 2048  # the numerical check perturbs every entry of x and W one at a time.
 s = st.session_state
 
 st.title("Residual block (post-LN)")
@@ -21,12 +20,7 @@ st.markdown(
     "$dx = dz + dz\\,\\partial F/\\partial x$: the skip connection hands $dz$ straight back, "
     "which is why deep residual networks keep a healthy gradient."
 )
-if s["x"].size + s["x"].shape[-1] ** 2 > MAX_ENTRIES:
-    st.error(
-        f"x and W together have {s['x'].size + s['x'].shape[-1] ** 2:,} entries; this page checks "
-        f"each numerically and takes up to {MAX_ENTRIES:,}. Lower N or D."
-    )
-    st.stop()
+caps.enforce("residual")
 
 with shown_errors():
     inputs = state.inputs()

@@ -4,7 +4,7 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from ln_core.quiz import Question, dominance_question, sign_question
-from ui import compute, state
+from ui import caps, compute, state
 from ui.errors import shown_errors
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.graph import graph_dot
@@ -12,7 +12,6 @@ from ui.picker import pick_vector
 from ui.steps import N_STEPS, step
 from ui.tables import contributions_frame, vectors_frame
 
-MAX_D = 64
 s = st.session_state
 
 
@@ -85,13 +84,7 @@ def _ask(question: Question) -> None:
         st.error(f"Not quite: the answer is {question.answer}. {question.explanation}")
 
 
-if s["x"].shape[-1] > MAX_D:
-    st.title("Stepper")
-    st.error(
-        f"The stepper shows every number of every node, which stays readable up to D = {MAX_D}; "
-        f"D is {s['x'].shape[-1]}. Lower D in the sidebar (the Jacobian page takes larger D)."
-    )
-    st.stop()
+caps.enforce("stepper")
 
 current = step(s["step"])
 direction = "backward" if current.backward else "forward"

@@ -39,7 +39,7 @@ def test_jacobian_above_300_shows_block_means_and_a_zoom_window(lab):
     assert lab.spec_array(overview["data"][0]["z"]).shape == (134, 134)
     assert lab.spec_array(window["data"][0]["z"]).shape == (128, 128)
     assert [s.label for s in lab.at.main.slider] == [
-        "Zoom: first row and column of a 128 x 128 window"
+        "Zoom into J = dy/dx: first row and column of a 128 x 128 window"
     ]
     lab.at.main.slider[0].set_value(64)
     lab.run()

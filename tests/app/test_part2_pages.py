@@ -249,17 +249,16 @@ def test_residual_is_defined_for_a_constant_x_at_eps_0(lab):
     assert len(lab.metrics()) == 3
 
 
-@pytest.mark.parametrize(("d", "refused"), [(43, False), (44, True), (64, True)])
-def test_residual_refuses_x_and_w_above_2048_entries(lab, d, refused):
+@pytest.mark.parametrize(("d", "refused"), [(32, False), (33, True), (64, True)])
+def test_residual_refuses_d_above_its_cap(lab, d, refused):
     lab.set_sidebar("d", d).open("Residual block")
     lab.assert_no_exception()
-    entries = 3 * d + d * d
     errors = lab.errors("main")
     if not refused:
         assert errors == [] and len(lab.metrics()) == 3
         return
     assert len(errors) == 1, errors
-    assert f"{entries:,}" in errors[0] and "2,048" in errors[0], errors[0]
+    assert f"D = {d}" in errors[0] and "D up to 32" in errors[0], errors[0]
     assert lab.metrics() == {}
     assert lab.at.main.title[0].value == "Residual block (post-LN)"
     assert lab.sidebar("preset").value == "Random normal"  # the sidebar is still drawn
@@ -280,9 +279,11 @@ def test_pages_with_an_entry_cap_refuse_a_large_token_batch(lab):
         lab.set_sidebar(key, value)
     assert lab.state["x"].shape == (8, 16, 1024)
     caps = {
-        "Gradient check": "65,536",
+        "Gradient check": "4,096",
         "LayerNorm vs BatchNorm": "16,384",
-        "Residual block": "2,048",
+        "Residual block": "1,024",
+        "Derivation audit": "4,096",
+        "Export and share": "4,096",
     }
     for page, cap in caps.items():
         lab.open(page)
@@ -291,3 +292,13 @@ def test_pages_with_an_entry_cap_refuse_a_large_token_batch(lab):
         assert len(errors) == 1 and cap in errors[0], (page, errors)
         assert lab.at.main.title, f"{page} lost its title"
         assert lab.charts() == [], f"{page} drew charts past its cap"
+
+
+@pytest.mark.parametrize(("d", "refused"), [(512, False), (513, True)])
+def test_jacobian_refuses_d_above_512(lab, d, refused):
+    lab.set_sidebar("shape_kind", "vector").set_sidebar("d", d).open("Jacobian")
+    lab.assert_no_exception()
+    errors = lab.errors("main")
+    assert bool(errors) == refused, errors
+    if refused:
+        assert "D up to 512" in errors[0] and lab.charts() == []

@@ -1,0 +1,52 @@
+"""How large an input each page takes, and the one way a page refuses a larger one.
+
+Each cap keeps the page's first run under about a second on a 2-core machine (measured in
+bench/bench_pages.py); above it the page says why instead of hanging.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+
+@dataclass(frozen=True)
+class Cap:
+    """Largest D (features) and number of entries of x a page accepts, and why.
+
+    max_entries None: the page works on one vector at a time, so only D matters.
+    """
+
+    max_d: int
+    max_entries: int | None
+    why: str
+
+
+CAPS = {
+    "stepper": Cap(64, 2048, "it shows every number of every node and checks each one"),
+    "jacobian": Cap(512, None, "J has D x D entries and its eigenvalues cost D^3"),
+    "gradcheck": Cap(512, 4096, "every entry gets its own row and its own central difference"),
+    "audit": Cap(512, 4096, "some documents' formulas build a D x D matrix per vector"),
+    "residual": Cap(32, 1024, "every entry of x and of W (D x D) is checked numerically"),
+    "batchnorm": Cap(1024, 16384, "the heatmaps draw every entry"),
+    "export": Cap(1024, 4096, "the report and the bundle hold every node of every entry"),
+}
+
+
+def enforce(page: str) -> None:
+    """Stop the page with an explanation if the current x is larger than its cap."""
+    cap = CAPS[page]
+    x = st.session_state["x"]
+    d = x.shape[-1]
+    too_many = cap.max_entries is not None and x.size > cap.max_entries
+    if d > cap.max_d or too_many:
+        limit = f"D up to {cap.max_d}" + (
+            f" and up to {cap.max_entries:,} entries" if cap.max_entries else ""
+        )
+        st.error(
+            f"This page takes {limit}, because {cap.why}; the current x has D = {d} and "
+            f"{x.size:,} entries. Lower D or the number of vectors in the sidebar.",
+            icon=":material/block:",
+        )
+        st.stop()
