@@ -12,32 +12,37 @@ s = 1/sqrt(var + eps), xhat = s * xc, g = dout * gamma and sums over the last ax
     dbeta  = sum over rows of dout
 
 Writing everything in xc and S, not xhat and g, saves a full pass over the block, because S
-serves both out and dx. Row sums weighted by gamma or s are matrix-vector products (BLAS).
-Each thread owns a contiguous span of blocks and its own partial dgamma/dbeta, added at the end;
-NumPy and BLAS release the GIL inside their loops, so the spans really run at the same time.
+serves both out and dx. Every sum is a matrix-vector product (BLAS) on the block in cache.
+The calling thread and threads - 1 pool threads claim blocks from a shared queue; NumPy and
+BLAS release the GIL inside their loops, so the blocks really run at the same time. Each block
+writes its own row of partial dgamma/dbeta sums, added in block order at the end.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
-from itertools import pairwise
+from queue import Empty, SimpleQueue
 
 import numpy as np
 
 from ln_core.validation import check_dout, check_eps, check_input_x, check_params, numeric_guard
 
-# Bytes of one (block_rows, D) array. Measured on (32, 128, 768) float32 with two threads:
-# 128-512 rows (384 KiB-1.5 MiB) are equally fast; below that NumPy's per-call overhead
-# (about 16 calls per block) dominates, above it the block falls out of L2 and the two cores
-# contend for L3 and memory bandwidth.
-_BLOCK_BYTES = 512 * 1024
+# Bytes of one (block_rows, D) array. On (32, 128, 768) float32 with two threads, blocks of
+# 128-512 rows (384 KiB-1.5 MiB) are within 5% of each other, 256-341 rows the fastest:
+# smaller blocks pay NumPy's per-call overhead (about 20 calls per block) more often, and above
+# about 460k entries per block OpenBLAS starts threads of its own inside each matrix-vector
+# product, which fight these for the same cores.
+_BLOCK_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
 class FastResult:
-    """out and dx have x's shape; dgamma and dbeta are (D,); all in x's dtype."""
+    """out and dx have x's shape; dgamma and dbeta are (D,); all in x's dtype.
+
+    out and dx are two halves of one allocation, freed when neither is referenced.
+    """
 
     out: np.ndarray
     dx: np.ndarray
@@ -46,16 +51,24 @@ class FastResult:
 
 
 @dataclass(frozen=True)
-class _Rows:
-    """The problem flattened to rows: x, dout, out, dx are (N, D); gamma, beta are (D,)."""
+class _Problem:
+    """One call's work: the inputs flattened to rows, the outputs, and the blocks not yet done.
+
+    x, dout, out, dx: (N, D); gamma, beta: (D,); dgamma_parts, dbeta_parts: (blocks, D), one row
+    per block of `block_rows` rows; todo: the indices of blocks no thread has claimed yet.
+    """
 
     x: np.ndarray
     dout: np.ndarray
     gamma: np.ndarray
     beta: np.ndarray
     eps: float
+    block_rows: int
     out: np.ndarray
     dx: np.ndarray
+    dgamma_parts: np.ndarray
+    dbeta_parts: np.ndarray
+    todo: SimpleQueue
 
 
 def _check_count(name: str, value: object) -> int:
@@ -65,59 +78,76 @@ def _check_count(name: str, value: object) -> int:
 
 
 @cache
-def _pool(threads: int) -> ThreadPoolExecutor:
+def _pool(workers: int) -> ThreadPoolExecutor:
     # Kept for the life of the process: starting threads on every call would cost more than a
     # small problem's whole run.
-    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ln_core.fast")
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ln_core.fast")
 
 
-def _spans(n_rows: int, block_rows: int, threads: int) -> list[tuple[int, int]]:
-    """Split N rows into at most `threads` contiguous (start, stop) spans of whole blocks."""
-    n_blocks = -(-n_rows // block_rows)
-    bounds = [min(n_rows, block_rows * (n_blocks * k // threads)) for k in range(threads + 1)]
-    return [(a, b) for a, b in pairwise(bounds) if b > a]
+def _work(p: _Problem) -> None:
+    """Claim blocks until none is left: fill their rows of out and dx and their partial sums.
 
-
-def _span(rows: _Rows, start: int, stop: int, block_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Forward and backward for rows [start, stop), block by block.
-
-    Returns this span's (dgamma, dbeta), (D,) each. Scratch: three (block_rows, D) buffers,
-    reused by every block.
+    Threads take blocks as they come free rather than a fixed share, so one that starts late
+    (a sleeping core takes a while to wake) or runs slow (a busy machine) holds nobody up.
+    Scratch: three (block_rows, D) buffers, reused by every block this thread claims.
     """
-    d, dtype = rows.x.shape[1], rows.x.dtype
-    buffer_rows = min(block_rows, stop - start)
+    d, dtype = p.x.shape[1], p.x.dtype
+    buffer_rows = min(p.block_rows, p.x.shape[0])
     xc_buffer, s_buffer, work_buffer = (np.empty((buffer_rows, d), dtype) for _ in range(3))
     ones_rows, ones_d = np.ones(buffer_rows, dtype), np.ones(d, dtype)
-    dgamma = np.zeros(d, dtype)
-    dbeta = np.zeros(d, dtype)
     # The guard is per thread: NumPy's error state does not carry over into pool threads.
     with numeric_guard("The fused LayerNorm forward and backward"):
-        for first in range(start, stop, block_rows):
-            block = slice(first, min(first + block_rows, stop))
-            n = block.stop - block.start
-            x, dout, out, dx = rows.x[block], rows.dout[block], rows.out[block], rows.dx[block]
+        while (index := _claim(p.todo)) is not None:
+            block = slice(index * p.block_rows, (index + 1) * p.block_rows)
+            x, dout, out, dx = p.x[block], p.dout[block], p.out[block], p.dx[block]
+            n = x.shape[0]
             xc, s_gamma, work = xc_buffer[:n], s_buffer[:n], work_buffer[:n]
-
-            np.subtract(x, (x @ ones_d / d)[:, None], out=xc)
-            # (n, 1, D) @ (n, D, 1): one dot product per row, in BLAS.
-            sum_sq = (xc[:, None, :] @ xc[:, :, None]).reshape(n)
-            s = 1.0 / np.sqrt(sum_sq / d + rows.eps)
-            np.multiply(s[:, None], rows.gamma, out=s_gamma)
+            # np.dot, not @: NumPy's matmul keeps the GIL for a single matrix-vector product,
+            # which would make the two threads take turns.
+            np.subtract(x, (np.dot(x, ones_d) / d)[:, None], out=xc)
+            np.multiply(xc, xc, out=work)
+            s = 1.0 / np.sqrt(np.dot(work, ones_d) / d + p.eps)
+            np.multiply(s[:, None], p.gamma, out=s_gamma)
             np.multiply(xc, s_gamma, out=out)
-            out += rows.beta
+            out += p.beta
 
-            dbeta += ones_rows[:n] @ dout
+            np.dot(ones_rows[:n], dout, out=p.dbeta_parts[index])
             np.multiply(dout, xc, out=work)
-            dgamma += s @ work
-            sum_g = dout @ rows.gamma
-            sum_g_xc = work @ rows.gamma
+            np.dot(s, work, out=p.dgamma_parts[index])
+            sum_g = np.dot(dout, p.gamma)
+            sum_g_xc = np.dot(work, p.gamma)
             # s * s before the product with s * sum_g_xc: s**3 alone overflows float32 already
             # for variances near 1e-26 (eps = 0), where the staged pass still has an answer.
             np.multiply(xc, ((s * s) * (s * sum_g_xc) / d)[:, None], out=dx)
             dx += (s * sum_g / d)[:, None]
             np.multiply(dout, s_gamma, out=work)
             np.subtract(work, dx, out=dx)
-    return dgamma, dbeta
+
+
+def _claim(todo: SimpleQueue) -> int | None:
+    """The next unclaimed block index, or None when all are taken."""
+    try:
+        return todo.get_nowait()
+    except Empty:
+        return None
+
+
+def _run(p: _Problem, threads: int) -> None:
+    """_work on the calling thread and threads - 1 pool threads, until every block is done."""
+    helpers = [_pool(threads - 1).submit(_work, p) for _ in range(threads - 1)]
+    try:
+        _work(p)
+    finally:
+        # After an error here, empty the queue so the helpers stop after their current block.
+        while _claim(p.todo) is not None:
+            pass
+        # A helper still waiting for a pool thread (busy with another call) has nothing to do.
+        for helper in helpers:
+            helper.cancel()
+        wait(helpers)
+    for helper in helpers:
+        if not helper.cancelled():
+            helper.result()  # re-raises a helper's ValueError
 
 
 def layernorm_forward_backward(
@@ -132,9 +162,10 @@ def layernorm_forward_backward(
     """LayerNorm over the last axis and the gradients of sum(dout * out), fused.
 
     x, dout: (D,), (N, D) or (B, L, D); gamma, beta: (D,). Equals `forward` then `backward`
-    to rounding, in x's dtype (float32 stays float32). block_rows=None picks blocks of about
-    512 KiB per array; threads=1 runs in the calling thread. Raises ValueError on bad input or
-    when a value is not representable (for instance a zero variance with eps = 0).
+    to rounding, in x's dtype (float32 stays float32), and the result is the same for any
+    `threads` and from run to run. block_rows=None picks blocks of about 1 MiB per array;
+    threads counts the calling thread, so threads=1 uses no other. Raises ValueError on bad
+    input or when a value is not representable (for instance a zero variance with eps = 0).
     """
     x = check_input_x(x)
     gamma, beta = check_params(x, gamma, beta)
@@ -147,23 +178,34 @@ def layernorm_forward_backward(
     block_rows = _check_count("block_rows", block_rows)
 
     flat_x = np.ascontiguousarray(x).reshape(-1, d)
-    rows = _Rows(
+    n_blocks = -(-flat_x.shape[0] // block_rows)
+    # One allocation for both outputs. glibc (by default) sets its mmap threshold to the largest
+    # block freed and trims the heap once twice that is free at its top: freeing out and dx
+    # separately hits exactly that, so every call would fault in fresh pages. One block of
+    # both stays in the heap and is reused by the next call.
+    out, dx = np.empty((2, *flat_x.shape), x.dtype)
+    todo: SimpleQueue = SimpleQueue()
+    for index in range(n_blocks):
+        todo.put(index)
+    problem = _Problem(
         x=flat_x,
         dout=np.ascontiguousarray(dout).reshape(-1, d),
         gamma=gamma,
         beta=beta,
         eps=eps,
-        out=np.empty_like(flat_x),
-        dx=np.empty_like(flat_x),
+        block_rows=block_rows,
+        out=out,
+        dx=dx,
+        dgamma_parts=np.empty((n_blocks, d), x.dtype),
+        dbeta_parts=np.empty((n_blocks, d), x.dtype),
+        todo=todo,
     )
-    spans = _spans(flat_x.shape[0], block_rows, threads)
-    if len(spans) == 1:
-        partials = [_span(rows, *spans[0], block_rows)]
-    else:
-        partials = list(_pool(threads).map(lambda span: _span(rows, *span, block_rows), spans))
+    _run(problem, min(threads, n_blocks))
+    # Summing the per-block partials in block order makes the result independent of which
+    # thread did which block: the same inputs give the same bits for any thread count.
     return FastResult(
-        out=rows.out.reshape(x.shape),
-        dx=rows.dx.reshape(x.shape),
-        dgamma=np.sum([dgamma for dgamma, _ in partials], axis=0, dtype=x.dtype),
-        dbeta=np.sum([dbeta for _, dbeta in partials], axis=0, dtype=x.dtype),
+        out=problem.out.reshape(x.shape),
+        dx=problem.dx.reshape(x.shape),
+        dgamma=problem.dgamma_parts.sum(axis=0),
+        dbeta=problem.dbeta_parts.sum(axis=0),
     )
