@@ -15,11 +15,15 @@ import numpy as np
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def as_float_array(name: str, value: Any, dtype: np.dtype | None = None) -> np.ndarray:
+def as_float_array(
+    name: str, value: Any, dtype: np.dtype | None = None, finite: bool = True
+) -> np.ndarray:
     """Return `value` as a finite float32/float64 array, or raise ValueError naming `name`.
 
     Integers and booleans become float64; float16 becomes float32; float32 stays float32 so that
     a float32 lesson really runs in float32. With `dtype` given, the result is cast to it.
+    finite=False skips the pass that looks for NaN and inf, for a caller that detects them in
+    its own results and then calls again with finite=True for the message.
     """
     try:
         array = np.asarray(value)
@@ -56,6 +60,8 @@ def as_float_array(name: str, value: Any, dtype: np.dtype | None = None) -> np.n
         array = array.astype(dtype, copy=False)
     if array.size == 0:
         raise ValueError(f"{name} is empty; it needs at least one number.")
+    if not finite:
+        return array
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -106,9 +112,9 @@ def check_axis(axis: Any, ndim: int) -> int:
     return int(axis) - ndim if axis >= 0 else int(axis)
 
 
-def check_input_x(x: Any) -> np.ndarray:
-    """Validate x: a finite array of shape (D,), (N, D) or (B, L, D)."""
-    array = as_float_array("x", x)
+def check_input_x(x: Any, finite: bool = True) -> np.ndarray:
+    """Validate x: an array of shape (D,), (N, D) or (B, L, D), finite unless finite=False."""
+    array = as_float_array("x", x, finite=finite)
     if array.ndim == 0:
         raise ValueError("x is a single number; it must be a vector (D,) or a batch of vectors.")
     return array
@@ -125,9 +131,11 @@ def check_params(x: np.ndarray, gamma: Any, beta: Any) -> tuple[np.ndarray, np.n
     return gamma, beta
 
 
-def check_dout(dout: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def check_dout(
+    dout: Any, shape: tuple[int, ...], dtype: np.dtype, finite: bool = True
+) -> np.ndarray:
     """Validate the upstream gradient: same shape as the output, cast to its dtype."""
-    dout = as_float_array("dout", dout, dtype)
+    dout = as_float_array("dout", dout, dtype, finite=finite)
     check_shape("dout", dout, shape, "the upstream gradient has one entry per output")
     return dout
 
