@@ -133,6 +133,12 @@ def good_inputs() -> dict:
     return {"x": x, "gamma": gamma, "beta": beta, "dout": dout}
 
 
+def _with(array: np.ndarray, index: tuple[int, ...], value: float) -> np.ndarray:
+    changed = array.copy()
+    changed[index] = value
+    return changed
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -143,6 +149,12 @@ def good_inputs() -> dict:
         ({"beta": np.ones((4, 6))}, "beta has shape"),
         ({"dout": np.ones((4, 5))}, "dout has shape"),
         ({"dout": np.full((4, 6), np.inf)}, "dout contains an infinite value"),
+        # The kernel scans x and dout only when its sums come out non-finite or its guard
+        # trips: one bad entry anywhere must still be found and named.
+        ({"x": _with(good_inputs()["x"], (3, 5), np.inf)}, "x contains an infinite value"),
+        ({"x": _with(good_inputs()["x"], (2, 0), -np.inf)}, "x contains an infinite value"),
+        ({"dout": _with(good_inputs()["dout"], (1, 4), np.nan)}, "dout contains NaN"),
+        ({"dout": _with(np.zeros((4, 6)), (0, 0), np.nan)}, "dout contains NaN"),
         ({"eps": -1e-5}, "eps must be >= 0"),
         ({"block_rows": 0}, "block_rows must be a whole number"),
         ({"block_rows": 2.5}, "block_rows must be a whole number"),
