@@ -142,7 +142,7 @@ def main() -> None:
     paint_rows = [[page, ms(statistics.median(s) * 1e3)] for page, s in paint.items()]
     write_result(
         "pages",
-        "Pages: server-side run time and first paint",
+        "4. Pages: server-side run time and first paint",
         order=4,
         text=(
             f"Median of {ROUNDS} runs of each page in AppTest (`bench/bench_pages.py`). "

@@ -14,9 +14,9 @@ within --timeout s) and the server's peak RSS (its process and any children, sam
 from /proc) and CPU. Before the phases, one session visits every page a few times and every
 stepper step once: that warms the server up and gives the cost of each page.
 
-Not part of CI: run it by hand, `.venv/bin/python bench/load_test.py --seconds 60`.
+Not part of CI: run it by hand, `.venv/bin/python -m bench.bench_load --seconds 60`.
 It only ever talks to 127.0.0.1, every loop is bounded, and it stops the server it started.
-Writes bench/results/load.json and prints a markdown table. See bench/load_README.md.
+Writes bench/results/load.json and prints a markdown table. See bench/LOAD.md.
 """
 
 from __future__ import annotations
@@ -748,8 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     payload = {
         "name": "load",
-        "title": "Load test: concurrent sessions",
-        "order": 90,
+        "title": "5b. Server: latency and memory with 1 and 30 sessions",
+        "order": 5.5,
         "text": text,
         "tables": tables,
         "raw": {
