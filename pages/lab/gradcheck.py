@@ -1,6 +1,7 @@
 """Gradient check: analytic gradients against central differences, and how a check fails."""
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -13,6 +14,7 @@ from ui.picker import pick_vector
 from ui.tables import check_frame, coloured_by_band
 
 s = st.session_state
+EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
 
 st.title("Gradient check")
 st.markdown(
@@ -126,6 +128,22 @@ def break_the_backward() -> None:
         )
         if not caught:
             st.warning(bug.caveat or "This bug hides at these inputs.")
+        st.caption("The same bug at other values of eps (same x, gamma, beta, dout):")
+        rows = {
+            f"eps = {eps:g}": compute.bug_check(
+                inputs.x, inputs.gamma, inputs.beta, inputs.dout, eps, inputs.dtype, bug.value
+            )[0]["dx"]
+            for eps in EPS_SWEEP
+        }
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "dx relative error": rows,
+                    "caught": {k: "yes" if e > tol else "NO" for k, e in rows.items()},
+                }
+            ).T,
+            width="stretch",
+        )
         gap = compute.bug_jacobian_gap(
             inputs.x[index], inputs.gamma, inputs.eps, inputs.dtype, bug.value
         )

@@ -44,8 +44,7 @@ def _check(inputs: state.Inputs, node: str) -> None:
             f"d{node} differs from its numerical estimate by more than rounding explains in "
             f"{inputs.dtype}."
         )
-    with st.expander(f"Numerical d{node}"):
-        _table(result.numerical, f"numerical d{node} (step h scaled to each entry)")
+    _table(result.numerical, f"numerical d{node} (step h scaled to each entry)")
 
 
 def _first(array) -> float:
@@ -176,10 +175,13 @@ with shown_errors():
             _table(value, f"{node}: shape {value.shape}")
 
     if current.backward and (not s["quiz"] or current.number in s["revealed"]):
-        st.markdown("**Check this step numerically**")
-        st.caption(
-            f"Each entry of {node} is moved by a small step h both ways, only the nodes after "
-            "it are re-run, and the change in the loss sum(dout * out) is divided by 2h."
-        )
-        for checked in (node, "x") if node == "sample_mean" else (node,):
-            _check(inputs, checked)
+        # In presenter mode the check folds away: one idea per screen, the node itself first.
+        check = st.expander("Check this step numerically", expanded=not s["presenter"])
+        with check:
+            st.caption(
+                f"Each entry of {node} is moved by a small step h both ways, only the nodes "
+                "after it are re-run, and the change in the loss sum(dout * out) is divided "
+                "by 2h."
+            )
+            for checked in (node, "x") if node == "sample_mean" else (node,):
+                _check(inputs, checked)
