@@ -1,5 +1,7 @@
 """Export and share: a link to this exact view, and the example in several formats."""
 
+from functools import partial
+
 import streamlit as st
 
 from ln_core.bundle import numpy_snippet, to_json, to_npz
@@ -29,27 +31,15 @@ with shown_errors():
     bundle = compute.bundle(
         inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
     )
-    cols = st.columns(3)
-    cols[0].download_button(
-        "JSON bundle",
-        to_json(bundle),
-        file_name="layernorm_example.json",
-        mime="application/json",
-        icon=":material/data_object:",
-    )
-    cols[1].download_button(
-        "Compressed .npz",
-        to_npz(bundle),
-        file_name="layernorm_example.npz",
-        mime="application/octet-stream",
-        icon=":material/archive:",
-    )
-    cols[2].download_button(
-        "HTML report",
-        html_report(bundle),
-        file_name="layernorm_report.html",
-        mime="text/html",
-        icon=":material/description:",
-    )
+    downloads = [
+        ("JSON bundle", to_json, "layernorm_example.json", "application/json", "data_object"),
+        ("Compressed .npz", to_npz, "layernorm_example.npz", "application/octet-stream", "archive"),
+        ("HTML report", html_report, "layernorm_report.html", "text/html", "description"),
+    ]
+    for col, (label, write, file_name, mime, icon) in zip(st.columns(3), downloads, strict=True):
+        # The file is written only when its button is clicked (data given as a callable).
+        col.download_button(
+            label, partial(write, bundle), file_name=file_name, mime=mime, icon=f":material/{icon}:"
+        )
     st.markdown("**NumPy snippet that rebuilds the inputs**")
     st.code(numpy_snippet(bundle), language="python", wrap_lines=True)
