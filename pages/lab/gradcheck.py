@@ -138,10 +138,11 @@ def break_the_backward() -> None:
         st.dataframe(
             pd.DataFrame(
                 {
-                    "dx relative error": rows,
-                    "caught": {k: "yes" if e > tol else "NO" for k, e in rows.items()},
-                }
-            ).T,
+                    "dx relative error": [f"{e:.1e}" for e in rows.values()],
+                    "caught": ["yes" if e > tol else "NO" for e in rows.values()],
+                },
+                index=list(rows),
+            ),
             width="stretch",
         )
         gap = compute.bug_jacobian_gap(

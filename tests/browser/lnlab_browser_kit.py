@@ -172,16 +172,25 @@ def open_page(page: Page, base_url: str, url_path: str) -> None:
 
 
 def goto_in_session(page: Page, url_path: str) -> None:
-    """Switch page through the sidebar's navigation, keeping the session (and its state)."""
+    """Switch page through the sidebar's navigation, keeping the session (and its state).
+
+    A page switch may remount the app instead of changing its script state in place, so the
+    sign that it happened is the link becoming the current page, then the run settling.
+    """
     link = nav_link(page, url_path)
+    link.click()
     try:
-        rerun_after(page, link.click)
-    except NoRun:
-        # Seen once under heavy load: a click on a link that started no run. Clicking a link
-        # again is harmless; a second miss fails the test.
-        rerun_after(page, link.click)
-    current = link.get_attribute("aria-current")
-    assert current == "page", f"clicked the link to /{url_path}, but {page.url} is shown"
+        page.wait_for_function(
+            """(path) => { const a = [...document.querySelectorAll(
+                '[data-testid="stSidebarNavLink"]')].find(e => e.href.endsWith("/" + path));
+              return a && a.getAttribute("aria-current") === "page"; }""",
+            arg=url_path,
+            timeout=RUN_TIMEOUT_MS,
+            polling=100,
+        )
+    except PlaywrightTimeoutError:
+        raise NoRun(f"clicked the link to /{url_path}, but: {_describe(page)}") from None
+    wait_for_script(page)
 
 
 def nav_link(page: Page, url_path: str) -> Locator:
