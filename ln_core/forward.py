@@ -129,7 +129,6 @@ class Cache(StagedCache):
     out: np.ndarray = field(repr=False)
 
 
-
 def run_stages(
     values: dict, axis: int, eps: float, first: int = 0, stop: int = len(STAGES)
 ) -> dict[str, np.ndarray]:

@@ -6,8 +6,6 @@ import numpy as np
 
 from ln_core.validation import as_float_array, check_shape
 
-UPSTREAM_KINDS = ("random", "all ones", "one-hot", "loss 1/2 ||y - target||^2", "edited")
-
 
 def one_hot(shape: tuple[int, ...], index: int) -> np.ndarray:
     """dout with a single 1 at output `index` (counted along the last axis) in every vector."""

@@ -12,8 +12,6 @@ from typing import Any
 
 import numpy as np
 
-FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
 
 def as_float_array(
     name: str, value: Any, dtype: np.dtype | None = None, finite: bool = True
