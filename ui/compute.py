@@ -1,7 +1,8 @@
 """Cached calls into ln_core. Pages call these, never NumPy arithmetic of their own.
 
-st.cache_data keys on the argument values (arrays included), so reruns that change nothing
-(switching pages, stepping through nodes) reuse the results.
+Every wrapper takes the frozen Inputs of the current rerun (already cast to its dtype) and
+st.cache_data keys it by content (Inputs.digest), so reruns that change nothing (switching
+pages, stepping through nodes) reuse the results.
 """
 
 from __future__ import annotations
@@ -10,125 +11,97 @@ import numpy as np
 import streamlit as st
 
 import ln_core
-from ln_core.bundle import Bundle, make_bundle
 from ln_core.gradcheck import compare
+from teaching.upstream import squared_error_gradient
+from ui.bundle import Bundle, make_bundle
+from ui.inputs import Inputs
 
 
-def _cast(dtype: str, *arrays: np.ndarray) -> list[np.ndarray]:
-    return [np.asarray(a).astype(dtype) for a in arrays]
+def cached(max_entries: int):
+    """st.cache_data keyed on Inputs by content, with at most `max_entries` results."""
+    return st.cache_data(
+        max_entries=max_entries, show_spinner=False, hash_funcs={Inputs: lambda i: i.digest}
+    )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def forward(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, dtype: str, axis: int = -1
-) -> ln_core.Cache:
-    return ln_core.forward(*_cast(dtype, x, gamma, beta), eps, axis)
+@cached(64)
+def forward(inputs: Inputs, axis: int = -1) -> ln_core.Cache:
+    return ln_core.forward(inputs.x, inputs.gamma, inputs.beta, inputs.eps, axis)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(64)
 def forward_backward(
-    x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
-    dout: np.ndarray,
-    eps: float,
-    dtype: str,
-    axis: int = -1,
+    inputs: Inputs, axis: int = -1
 ) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
-    cache = forward(x, gamma, beta, eps, dtype, axis)
-    return cache, ln_core.backward(np.asarray(dout).astype(dtype), cache)
+    cache = forward(inputs, axis)
+    return cache, ln_core.backward(inputs.dout, cache)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def node_check(
-    x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
-    dout: np.ndarray,
-    eps: float,
-    dtype: str,
-    node: str,
-    axis: int = -1,
-) -> ln_core.NodeCheck:
-    cache, grads = forward_backward(x, gamma, beta, dout, eps, dtype, axis)
+@st.cache_data(max_entries=64, show_spinner=False)
+def loss_gradient(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, target: np.ndarray
+) -> np.ndarray:
+    """dout for L = 1/2 ||LN(x) - target||^2, in float64 (x's shape)."""
+    return squared_error_gradient(ln_core.forward(x, gamma, beta, eps).out, target)
+
+
+@cached(256)
+def node_check(inputs: Inputs, node: str) -> ln_core.NodeCheck:
+    cache, grads = forward_backward(inputs)
     return ln_core.check_node(cache, grads, node)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def jacobian_facts(
-    x: np.ndarray, gamma: np.ndarray, dout: np.ndarray, eps: float, dtype: str
-) -> ln_core.JacobianFacts:
-    return ln_core.jacobian_facts(*_cast(dtype, x, gamma, dout), eps)
+@cached(32)
+def jacobian_facts(vector: Inputs) -> ln_core.JacobianFacts:
+    """Facts about J for one vector (x, dout: (D,))."""
+    return ln_core.jacobian_facts(vector.x, vector.gamma, vector.dout, vector.eps)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def jacobian_parts(x: np.ndarray, gamma: np.ndarray, eps: float, dtype: str) -> ln_core.PathTerms:
-    return ln_core.jacobian_parts(*_cast(dtype, x, gamma), eps)
+@cached(32)
+def jacobian_parts(vector: Inputs) -> ln_core.PathTerms:
+    """The three paths of J for one vector (x: (D,)), each (D, D)."""
+    return ln_core.jacobian_parts(vector.x, vector.gamma, vector.eps)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def gradient_check(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float, dtype: str
-) -> ln_core.GradientCheck:
-    return ln_core.gradient_check(*_cast(dtype, x, gamma, beta, dout), eps)
+@cached(32)
+def gradient_check(inputs: Inputs) -> ln_core.GradientCheck:
+    return ln_core.gradient_check(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def step_sweep(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float
-) -> ln_core.StepSweep:
-    return ln_core.error_vs_step(x, gamma, beta, dout, eps)
+@cached(16)
+def step_sweep(vector: Inputs) -> ln_core.StepSweep:
+    """Error against the step h for one float64 vector, in both dtypes."""
+    return ln_core.error_vs_step(vector.x, vector.gamma, vector.beta, vector.dout, vector.eps)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def bug_check(
-    x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
-    dout: np.ndarray,
-    eps: float,
-    dtype: str,
-    bug: str,
-) -> tuple[dict[str, float], float]:
+@cached(32)
+def bug_check(inputs: Inputs, bug: str) -> tuple[dict[str, float], float]:
     """rel_error of the buggy backward against numerical gradients, and the tolerance."""
-    cache = forward(x, gamma, beta, eps, dtype)
-    dout = np.asarray(dout).astype(dtype)
-    check = gradient_check(x, gamma, beta, dout, eps, dtype)
-    buggy = ln_core.buggy_backward(dout, cache, bug)
+    check = gradient_check(inputs)
+    buggy = ln_core.buggy_backward(inputs.dout, forward(inputs), bug)
     return compare(buggy, check.numerical), check.tolerance
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def bug_jacobian_gap(
-    x: np.ndarray, gamma: np.ndarray, eps: float, dtype: str, bug: str
-) -> np.ndarray:
-    """Buggy analytic Jacobian minus the numerical one for one vector, (D, D)."""
-    x, gamma = _cast(dtype, x, gamma)
+@cached(32)
+def bug_jacobian_gap(vector: Inputs, bug: str) -> np.ndarray:
+    """Buggy analytic Jacobian minus the numerical one for one vector (x: (D,)), (D, D)."""
     analytic = ln_core.jacobian_from_backward(
-        lambda d, c: ln_core.buggy_backward(d, c, bug), x, gamma, eps
+        lambda d, c: ln_core.buggy_backward(d, c, bug), vector.x, vector.gamma, vector.eps
     )
-    return analytic - ln_core.numerical_jacobian(x, gamma, eps)
+    return analytic - ln_core.numerical_jacobian(vector.x, vector.gamma, vector.eps)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def audit(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float, dtype: str
-) -> list[ln_core.AuditResult]:
-    return ln_core.audit(*_cast(dtype, x, gamma, beta, dout), eps)
+@cached(16)
+def audit(inputs: Inputs) -> list[ln_core.AuditResult]:
+    return ln_core.audit(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached(16)
 def residual(
-    x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
-    dout: np.ndarray,
-    eps: float,
-    dtype: str,
-    seed: int,
+    inputs: Inputs, seed: int
 ) -> tuple[ln_core.ResidualCache, ln_core.ResidualGrads, dict[str, float]]:
     """The post-LN block with the seeded sublayer, its gradients, and their numerical check."""
-    x, gamma, beta, dout = _cast(dtype, x, gamma, beta, dout)
+    x, gamma, beta, dout, eps = inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps
     sublayer = ln_core.make_sublayer(x.shape[-1], seed, dtype=x.dtype)
     cache = ln_core.residual_forward(x, sublayer, gamma, beta, eps)
     grads = ln_core.residual_backward(dout, cache)
@@ -138,24 +111,18 @@ def residual(
     return cache, grads, errors
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def bn_vs_ln(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float, dtype: str
-) -> ln_core.BNComparison:
-    return ln_core.compare_bn_ln(*_cast(dtype, x, gamma, beta, dout), eps)
+@cached(16)
+def bn_vs_ln(rows: Inputs) -> ln_core.BNComparison:
+    """BatchNorm on rows (x: (N, D)) against LayerNorm on their transpose."""
+    return ln_core.compare_bn_ln(rows.x, rows.gamma, rows.beta, rows.dout, rows.eps)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def rms(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float, dtype: str
-) -> tuple[ln_core.RMSCache, ln_core.RMSGrads]:
-    x, gamma, beta, dout = _cast(dtype, x, gamma, beta, dout)
-    cache = ln_core.rms_forward(x, gamma, beta, eps)
-    return cache, ln_core.rms_backward(dout, cache)
+@cached(16)
+def rms(inputs: Inputs) -> tuple[ln_core.RMSCache, ln_core.RMSGrads]:
+    cache = ln_core.rms_forward(inputs.x, inputs.gamma, inputs.beta, inputs.eps)
+    return cache, ln_core.rms_backward(inputs.dout, cache)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def bundle(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float, dtype: str
-) -> Bundle:
-    return make_bundle(*_cast(dtype, x, gamma, beta, dout), eps)
+@cached(8)
+def bundle(inputs: Inputs) -> Bundle:
+    return make_bundle(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ln_core.downsample import block_mean
+from ui.downsample import block_mean
 from ui.figures import heatmap
 
 FULL_RESOLUTION = 300  # above this many rows, show block means plus a zoomable window

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from ln_core.bundle import Bundle
+from ui.bundle import Bundle
 from ui.tables import vectors_frame
 
 _STYLE = """

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from ln_core.presets import PRESETS, make_example
+from teaching.presets import PRESETS, make_example
 from ui import state
 from ui.steps import N_STEPS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ln_core.presets import PRESETS
+from teaching.presets import PRESETS
 from ui import state
 from ui.errors import shown_errors
 

@@ -9,16 +9,16 @@ when another page is shown.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
-from ln_core.presets import PRESETS, make_example
-from ln_core.upstream import one_hot, squared_error_gradient
 from ln_core.validation import as_float_array, check_shape
+from teaching.presets import PRESETS, make_example
+from teaching.upstream import one_hot
 from ui import compute
 from ui.csv_io import parse_csv
+from ui.inputs import Inputs
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
 UPSTREAM_KINDS = {
@@ -59,17 +59,6 @@ DATA_DEFAULTS = {
     "link_problems": [],
 }
 
-
-@dataclass(frozen=True)
-class Inputs:
-    """Everything a page computes from. x: shape S; gamma, beta: (D,); dout: S."""
-
-    x: np.ndarray
-    gamma: np.ndarray
-    beta: np.ndarray
-    dout: np.ndarray
-    eps: float
-    dtype: str
 
 
 def shape() -> tuple[int, ...]:
@@ -185,10 +174,6 @@ def load_csv(data: str | bytes) -> None:
         st.session_state["csv_error"] = str(err)
 
 
-def dtype() -> np.dtype:
-    return np.dtype(st.session_state["dtype"])
-
-
 def upstream_gradient() -> np.ndarray:
     """dout for the chosen upstream kind, float64, x's shape. Raises ValueError when undefined."""
     s = st.session_state
@@ -200,29 +185,32 @@ def upstream_gradient() -> np.ndarray:
     if kind == "one_hot":
         return one_hot(s["x"].shape, s["one_hot_index"])
     if kind == "loss":
-        out = compute.forward(s["x"], s["gamma"], s["beta"], s["eps"], "float64").out
-        return squared_error_gradient(out, s["target"])
+        return compute.loss_gradient(s["x"], s["gamma"], s["beta"], float(s["eps"]), s["target"])
     return s["dout_edited"]
 
 
-def inputs() -> Inputs:
-    """The current inputs, cast to the chosen dtype. Raises ValueError when undefined."""
+def inputs(dtype_name: str | None = None) -> Inputs:
+    """The current inputs, cast once to the chosen dtype (or to `dtype_name`).
+
+    Raises ValueError when they are undefined.
+    """
     s = st.session_state
+    name = dtype_name or s["dtype"]
+    target = np.dtype(name)
     # as_float_array names a value too large for float32 instead of letting it become inf.
     return Inputs(
-        x=as_float_array("x", s["x"], dtype()),
-        gamma=as_float_array("gamma", s["gamma"], dtype()),
-        beta=as_float_array("beta", s["beta"], dtype()),
-        dout=as_float_array("dout", upstream_gradient(), dtype()),
+        x=as_float_array("x", s["x"], target),
+        gamma=as_float_array("gamma", s["gamma"], target),
+        beta=as_float_array("beta", s["beta"], target),
+        dout=as_float_array("dout", upstream_gradient(), target),
         eps=float(s["eps"]),
-        dtype=s["dtype"],
+        dtype=name,
     )
 
 
 def check() -> None:
     """Raise ValueError if the current inputs do not define a LayerNorm output."""
-    current = inputs()
-    compute.forward(current.x, current.gamma, current.beta, current.eps, current.dtype)
+    compute.forward(inputs())
 
 
 def bound(key: str, on_change: Callable[[], None] | None = None, widget: str = "") -> dict:

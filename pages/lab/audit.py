@@ -23,9 +23,7 @@ def _short(document: str) -> str:
 
 with shown_errors():
     inputs = state.inputs()
-    results = compute.audit(
-        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
-    )
+    results = compute.audit(inputs)
     wrong = sum(r.verdict == "wrong" for r in results)
     st.subheader(f"{len(results)} formulas checked: {wrong} wrong on these inputs")
     summary = pd.DataFrame(

@@ -35,9 +35,9 @@ norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("
 
 with shown_errors():
     inputs = state.inputs()
-    d = inputs.x.shape[-1]
     # Tokens become rows: BatchNorm then averages over every token of every sequence.
-    x, dout = inputs.x.reshape(-1, d), inputs.dout.reshape(-1, d)
+    batch = inputs.rows()
+    x = batch.x
     fig = heatmap(
         x,
         "x (N x D): the boxes are the groups averaged together",
@@ -56,7 +56,7 @@ with shown_errors():
     st.plotly_chart(fig, width="stretch")
 
     if norm == "rms":
-        cache, grads = compute.rms(x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype)
+        cache, grads = compute.rms(batch)
         st.caption("Mean square per vector (no mean is subtracted)")
         stats = pd.DataFrame(
             {"mean square": cache.mean_sq.reshape(-1)},
@@ -65,9 +65,7 @@ with shown_errors():
         st.dataframe(stats.T, width="stretch")
     else:
         axis = 0 if norm == "batch" else -1
-        cache, grads = compute.forward_backward(
-            x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype, axis
-        )
+        cache, grads = compute.forward_backward(batch, axis)
         per = "feature" if norm == "batch" else "vector"
         st.caption(f"Statistics per {per}")
         stats = pd.DataFrame(
@@ -89,7 +87,7 @@ with shown_errors():
 
 with shown_errors():
     st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
-    comparison = compute.bn_vs_ln(x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype)
+    comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
     for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
         col.metric(name, f"{error:.1e}")
@@ -97,9 +95,7 @@ with shown_errors():
         "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
         "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."
     )
-    layer = compute.forward_backward(
-        x, inputs.gamma, inputs.beta, dout, inputs.eps, inputs.dtype, -1
-    )[1].dx
+    layer = compute.forward_backward(batch, -1)[1].dx
     fig = go.Figure(
         [
             go.Histogram(x=np.ravel(layer), name="LayerNorm dx", opacity=0.6),

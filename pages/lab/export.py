@@ -4,8 +4,8 @@ from functools import partial
 
 import streamlit as st
 
-from ln_core.bundle import numpy_snippet, to_json, to_npz
 from ui import caps, compute, share, state
+from ui.bundle import numpy_snippet, to_json, to_npz
 from ui.errors import shown_errors
 from ui.report import html_report
 
@@ -28,9 +28,7 @@ st.caption(
 )
 with shown_errors():
     inputs = state.inputs()
-    bundle = compute.bundle(
-        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
-    )
+    bundle = compute.bundle(inputs)
     downloads = [
         ("JSON bundle", to_json, "layernorm_example.json", "application/json", "data_object"),
         ("Compressed .npz", to_npz, "layernorm_example.npz", "application/octet-stream", "archive"),

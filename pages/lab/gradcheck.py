@@ -33,9 +33,7 @@ st.caption(f"Bands: {bands}. float32 keeps about 7 digits, so its bar is lower."
 
 with shown_errors():
     inputs = state.inputs()
-    check = compute.gradient_check(
-        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
-    )
+    check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
     st.subheader(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
     cols = st.columns(3)
@@ -74,10 +72,7 @@ with shown_errors():
         "falling like h^2); too small and x + h and x - h differ only in their last digits "
         "(round-off, growing like 1/h). Computed for one vector, in both dtypes."
     )
-    x64 = s["x"][index]
-    sweep = compute.step_sweep(
-        x64, s["gamma"], s["beta"], state.upstream_gradient()[index], float(s["eps"])
-    )
+    sweep = compute.step_sweep(state.inputs("float64").vector(index))
     fig = go.Figure()
     for curve, colour in ((sweep.float64, "#1c7ed6"), (sweep.float32, "#e8590c")):
         name = curve.dtype.name
@@ -115,9 +110,7 @@ def break_the_backward() -> None:
         )
         st.info(bug.description)
         inputs = state.inputs()
-        errors, tol = compute.bug_check(
-            inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype, bug.value
-        )
+        errors, tol = compute.bug_check(inputs, bug.value)
         caught = errors["dx"] > tol
         cols = st.columns(2)
         cols[0].metric("dx relative error", f"{errors['dx']:.1e}")
@@ -130,9 +123,7 @@ def break_the_backward() -> None:
             st.warning(bug.caveat or "This bug hides at these inputs.")
         st.caption("The same bug at other values of eps (same x, gamma, beta, dout):")
         rows = {
-            f"eps = {eps:g}": compute.bug_check(
-                inputs.x, inputs.gamma, inputs.beta, inputs.dout, eps, inputs.dtype, bug.value
-            )[0]["dx"]
+            f"eps = {eps:g}": compute.bug_check(inputs.with_eps(eps), bug.value)[0]["dx"]
             for eps in EPS_SWEEP
         }
         st.dataframe(
@@ -145,9 +136,7 @@ def break_the_backward() -> None:
             ),
             width="stretch",
         )
-        gap = compute.bug_jacobian_gap(
-            inputs.x[index], inputs.gamma, inputs.eps, inputs.dtype, bug.value
-        )
+        gap = compute.bug_jacobian_gap(inputs.vector(index), bug.value)
         draw_matrix(gap, "analytic J minus numerical J: where the bug lives")
 
 

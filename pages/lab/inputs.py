@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from ln_core.upstream import constant_dout_warning
+from teaching.upstream import constant_dout_warning
 from ui import state
 from ui.csv_io import MAX_CSV_BYTES, to_csv
 from ui.editors import array_editor

@@ -23,12 +23,12 @@ caps.enforce("jacobian")
 with shown_errors():
     inputs = state.inputs()
     index = pick_vector(inputs.x.shape)
-    x, dout = inputs.x[index], inputs.dout[index]
-    facts = compute.jacobian_facts(x, inputs.gamma, dout, inputs.eps, inputs.dtype)
+    vector = inputs.vector(index)
+    facts = compute.jacobian_facts(vector)
 
     show_parts = st.toggle("Show the three paths (direct, through the mean, through the variance)")
     if show_parts:
-        parts = compute.jacobian_parts(x, inputs.gamma, inputs.eps, inputs.dtype)
+        parts = compute.jacobian_parts(vector)
         columns = st.columns(4)
         for column, (title, matrix) in zip(
             columns,

@@ -3,11 +3,12 @@
 import streamlit as st
 
 from ln_core.forward import NODE_NAMES
-from ln_core.quiz import Question, dominance_question, sign_question
+from teaching.quiz import Question, dominance_question, sign_question
 from ui import caps, compute, state
 from ui.errors import shown_errors
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.graph import graph_dot
+from ui.inputs import Inputs
 from ui.picker import pick_vector
 from ui.steps import N_STEPS, step
 from ui.tables import contributions_frame, vectors_frame
@@ -29,11 +30,9 @@ def _table(array, caption: str) -> None:
     st.dataframe(vectors_frame(_shown(array)), width="stretch")
 
 
-def _check(inputs: state.Inputs, node: str) -> None:
+def _check(inputs: Inputs, node: str) -> None:
     """The numerical check of one node's gradient, as three metrics and the numbers."""
-    result = compute.node_check(
-        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype, node
-    )
+    result = compute.node_check(inputs, node)
     verdict = {"exact": "exact", "good": "close"}.get(result.verdict, result.verdict)
     metrics = st.columns(3)
     metrics[0].metric(f"d{node}: analytic vs numerical", verdict)
@@ -126,9 +125,7 @@ st.toggle(
 
 with shown_errors():
     inputs = state.inputs()
-    cache, grads = compute.forward_backward(
-        inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps, inputs.dtype
-    )
+    cache, grads = compute.forward_backward(inputs)
     node = current.node
     st.graphviz_chart(graph_dot(current, {n: getattr(cache, n).shape for n in NODE_NAMES}))
     st.caption(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ln_core.presets import PRESETS
+from teaching.presets import PRESETS
 
 CLASSROOM = "Classroom (D = 4, integers)"
 LINK_WARNING = "Parts of this link were not usable"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ln_core.presets import PRESETS
+from teaching.presets import PRESETS
 
 PAGE_NAMES = ("Overview", "Inputs", "Stepper")
 CLASSROOM = "Classroom (D = 4, integers)"
