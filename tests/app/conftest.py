@@ -32,7 +32,7 @@ PAGES = {
     "Overview": "pages/lab/home.py",
     "Inputs": "pages/lab/inputs.py",
     "Stepper": "pages/lab/stepper.py",
-    # Part 2 pages, by the titles app.py gives them.
+    # The later pages, by the titles app.py gives them.
     "Jacobian": "pages/lab/jacobian.py",
     "Gradient check": "pages/lab/gradcheck.py",
     "Derivation audit": "pages/lab/audit.py",
@@ -155,7 +155,7 @@ class Lab:
         if self.at.error:
             pytest.fail(f"unexpected st.error: {self.errors()}")
 
-    # -- figures, metrics and the link (used by the Part 2, link and classroom tests) ----------
+    # -- figures, metrics and the link (used by the page, link and classroom tests) ----------
 
     def charts(self) -> list[dict[str, Any]]:
         """The plotly charts in the main area, each as its figure spec (data and layout)."""

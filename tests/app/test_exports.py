@@ -132,3 +132,14 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
     np.testing.assert_array_equal(namespace["dout"], s["dout_random"].astype(np.float32))
     assert namespace["x"].dtype == np.float32
     assert namespace["eps"] == s["eps"]
+
+
+def test_export_snippet_and_link_follow_the_seed(lab):
+    lab.open("Export and share")
+    link, snippet = (c.value for c in lab.at.main.code)
+    assert "seed=0" in link
+    lab.set_sidebar("seed", 4)
+    lab.assert_clean()
+    new_link, new_snippet = (c.value for c in lab.at.main.code)
+    assert "seed=4" in new_link
+    assert new_snippet != snippet

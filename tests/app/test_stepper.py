@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-# The ten nodes in forward order, as the issue lists them.
+import pytest
+
+# The ten nodes in forward order.
 NODES = (
     "sample_mean",
     "x_sm",
@@ -147,3 +149,38 @@ def test_token_batch_walks_all_twenty_steps(lab):
         lab.step_to(number)
         lab.assert_clean()
         _assert_heading(lab, number)
+
+
+def _current_lines(dot: str) -> list[str]:
+    """The node statements drawn with the thick border of the current step."""
+    return [line.strip() for line in dot.splitlines() if "penwidth=3" in line]
+
+
+@pytest.mark.parametrize("number", [1, 5, 10, 11, 19])
+def test_stepper_graph_highlights_the_current_node(lab, number):
+    lab.open("Stepper").step_to(number)
+    lab.assert_clean()
+    dot = lab.graph()
+    node = NODES[number - 1] if number <= 10 else NODES[20 - number]
+    lines = _current_lines(dot)
+    assert len(lines) == 1, lines
+    assert re.match(rf"{node} \[", lines[0]), (node, lines)
+    assert 'fillcolor="#ffe066"' in lines[0]
+    assert dot.count('fillcolor="#ffe066"') == 1
+
+
+def test_stepper_graph_changes_with_the_step(lab):
+    lab.open("Stepper")
+    first = lab.graph()
+    lab.click("Next")
+    second = lab.graph()
+    assert first != second
+    assert _current_lines(first)[0].startswith("sample_mean [")
+    assert _current_lines(second)[0].startswith("x_sm [")
+
+
+def test_stepper_last_step_also_highlights_x(lab):
+    lab.open("Stepper").step_to(20)
+    lab.assert_clean()
+    lines = _current_lines(lab.graph())
+    assert [line.split(" ")[0] for line in lines] == ["sample_mean", "x"]

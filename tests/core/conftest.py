@@ -1,7 +1,7 @@
 """Shared setup for the ln_core tests.
 
 pytest runs with --import-mode=importlib, so test modules cannot import each other. The shared
-helpers and hypothesis strategies live in `ln_core_testkit.py` next to this file; putting this
+helpers and hypothesis strategies live in `kit.py` next to this file; putting this
 directory (and the repository root, for `ln_core`) on sys.path lets every test module import it.
 """
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from ln_core_testkit import (
+from kit import (
     ANALYTIC_RTOL,
     DTYPES,
     assert_close,

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from ln_core_testkit import ANALYTIC_RTOL, DTYPES, assert_close, direct_layernorm, make_case
+from kit import ANALYTIC_RTOL, DTYPES, assert_close, direct_layernorm, make_case
 
 from ln_core import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from ln_core_testkit import DTYPES, make_case
+from kit import DTYPES, make_case
 
 import ln_core.gradcheck as gradcheck
 from ln_core import (

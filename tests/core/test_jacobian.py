@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ln_core_testkit import ANALYTIC_RTOL, DTYPES, assert_close, complex_step_dx, make_case
+from kit import ANALYTIC_RTOL, DTYPES, assert_close, complex_step_dx, make_case
 
 from ln_core import PathTerms, backward, forward, jacobian, jacobian_parts
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from ln_core_testkit import DTYPES, make_case
+from kit import DTYPES, make_case
 
 from ln_core import NODE_NAMES, NodeCheck, backward, check_node, forward
 from ln_core.node_check import node_step

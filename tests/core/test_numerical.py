@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ln_core_testkit import (
+from kit import (
     NUMERIC_RTOL,
     assert_close,
     complex_step_dx,

@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from ln_core_testkit import (
+from kit import (
     ANALYTIC_RTOL,
     FAST,
     NUMERIC_RTOL,

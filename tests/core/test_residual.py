@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ln_core_testkit import DTYPES, assert_close, direct_layernorm, make_case
+from kit import DTYPES, assert_close, direct_layernorm, make_case
 
 from ln_core import (
     ResidualCache,

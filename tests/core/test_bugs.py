@@ -6,7 +6,7 @@ from functools import partial
 
 import numpy as np
 import pytest
-from core_ext_kit import teaching_case
+from kit import teaching_case
 
 from ln_core import backward, default_h, forward, jacobian, numerical_gradients, tolerance
 from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from core_ext_kit import teaching_case
+from kit import teaching_case
 
 from ln_core.step_sweep import DEFAULT_STEPS, error_vs_step
 

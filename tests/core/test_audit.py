@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 import pytest
-from core_ext_kit import teaching_case
+from kit import teaching_case
 
 from ln_core.audit import ENTRIES, audit
 

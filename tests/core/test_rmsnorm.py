@@ -6,10 +6,10 @@ import warnings
 
 import numpy as np
 import pytest
-from core_ext_kit import FAST, teaching_case
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kit import FAST, teaching_case
 
 from ln_core import forward, rel_error
 from ln_core.numerical import central_difference

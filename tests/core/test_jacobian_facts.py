@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from core_ext_kit import FAST, teaching_case
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kit import FAST, teaching_case
 
 from ln_core import forward
 from ln_core.jacobian_facts import jacobian_facts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from core_ext_kit import teaching_case
+from kit import teaching_case
 
 from ln_core import gradient_check
 from ln_core.batchnorm import batchnorm_via_transpose, compare_bn_ln

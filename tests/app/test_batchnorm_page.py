@@ -1,0 +1,50 @@
+"""LayerNorm vs BatchNorm page: the statistics and the boxed groups follow the chosen
+normalization; a single vector is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("norm", "shape", "axis"),
+    [("layer", (3, 1), -1), ("batch", (1, 8), 0), ("rms", (3, 1), None)],
+)
+def test_batchnorm_radio_changes_the_statistics_tables(lab, norm, shape, axis):
+    lab.open("LayerNorm vs BatchNorm")
+    lab.widget("radio", "Normalize").set_value(norm)
+    lab.run()
+    lab.assert_clean()
+    assert lab.state["norm_kind"] == norm
+    x = lab.state["x"]
+    assert len(lab.at.main.dataframe) == 1
+    stats = lab.table(0)  # one row per statistic, one column per group
+    if axis is None:
+        np.testing.assert_allclose(stats[0].reshape(shape), np.mean(x**2, axis=-1, keepdims=True))
+        return
+    mean, var = stats
+    np.testing.assert_allclose(mean.reshape(shape), x.mean(axis=axis, keepdims=True))
+    np.testing.assert_allclose(var.reshape(shape), x.var(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize(("norm", "boxes"), [("layer", 3), ("batch", 8)])
+def test_batchnorm_heatmap_boxes_the_groups_averaged_together(lab, norm, boxes):
+    lab.open("LayerNorm vs BatchNorm")
+    lab.widget("radio", "Normalize").set_value(norm)
+    lab.run()
+    lab.assert_clean()
+    first = lab.heatmaps()[0]
+    shapes = first["layout"]["shapes"]
+    assert len(shapes) == boxes
+    widths = {round(s["x1"] - s["x0"], 2) for s in shapes}
+    assert widths == ({8.0} if norm == "layer" else {0.9})
+
+
+def test_batchnorm_refuses_a_single_vector(lab):
+    lab.set_sidebar("shape_kind", "vector").open("LayerNorm vs BatchNorm")
+    lab.assert_no_exception()
+    errors = lab.errors("main")
+    assert len(errors) == 1 and "needs a batch" in errors[0], errors
+    assert not lab.at.main.radio  # the page stops before its controls
+    assert lab.errors("sidebar") == []

@@ -1,0 +1,69 @@
+"""Gradient check page: its tables follow the inputs, its step plot compares the dtypes, and
+every injected bug is caught."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ln_core.bugs import Bug
+
+
+def _caught(lab) -> tuple[float, str, float]:
+    """(dx error, 'yes'/'NO', tolerance) of the Break-the-backward section."""
+    metric = next(m for m in lab.at.main.metric if m.label == "caught by the check")
+    tolerance = float(metric.proto.help.split("passes below ")[1].split(" ")[0])
+    return float(lab.metrics()["dx relative error"]), metric.value, tolerance
+
+
+def test_every_known_bug_is_caught_at_default_inputs(lab):
+    lab.open("Gradient check")
+    correct = float(next(v for k, v in lab.metrics().items() if k.startswith("dx:")))
+    shown = {}
+    for bug in Bug:
+        lab.at.main.selectbox(key="bug").set_value(bug)
+        lab.run()
+        lab.assert_no_exception()
+        assert not lab.errors(), lab.errors()
+        error, caught, tolerance = _caught(lab)
+        shown[bug] = error
+        if bug is Bug.EPS_AFTER_SQRT:
+            continue  # may hide at eps = 1e-5: checked at eps = 1e-3 below
+        assert caught == "yes", f"{bug.value}: dx error {error:g} not caught"
+        assert error > tolerance > correct, (bug.value, error, tolerance, correct)
+        assert not lab.warnings(), f"{bug.value}: {lab.warnings()}"
+    assert len(set(shown.values())) == len(Bug), f"bugs share a dx error: {shown}"
+
+
+def test_eps_after_sqrt_is_caught_at_a_larger_eps(lab):
+    lab.set_sidebar("eps", 1e-3).open("Gradient check")
+    lab.at.main.selectbox(key="bug").set_value(Bug.EPS_AFTER_SQRT)
+    lab.run()
+    lab.assert_clean()
+    error, caught, tolerance = _caught(lab)
+    assert caught == "yes", f"eps_after_sqrt at eps=1e-3: dx error {error:g}, tol {tolerance:g}"
+    assert error > tolerance
+    assert not lab.warnings()
+
+
+def test_gradcheck_tables_follow_the_seed(lab):
+    lab.open("Gradient check")
+    before = lab.table(0)
+    metrics = lab.metrics()
+    lab.set_sidebar("seed", 3)
+    lab.assert_clean()
+    assert lab.differ(before, lab.table(0))
+    assert metrics != lab.metrics()
+
+
+def test_gradcheck_step_plot_has_both_dtypes_on_log_axes(lab):
+    lab.open("Gradient check")
+    (sweep,) = [c for c in lab.charts() if c["data"][0].get("type") == "scatter"]
+    assert [t["name"] for t in sweep["data"]] == ["float64", "float32"]
+    assert sweep["layout"]["xaxis"]["type"] == "log"
+    assert sweep["layout"]["yaxis"]["type"] == "log"
+    f64, f32 = (lab.spec_array(t["y"]) for t in sweep["data"])
+    assert f64.shape == f32.shape and f64.size > 3
+    # float64 reaches a far smaller error than float32 at its best step.
+    assert np.nanmin(f64) < 1e-6 < np.nanmin(f32)
+    dashed = [s for s in sweep["layout"].get("shapes", []) if s.get("line", {}).get("dash")]
+    assert len(dashed) == 2  # the default h of each dtype
