@@ -50,7 +50,7 @@ def _app(page: str, size: tuple[str, dict] | None) -> AppTest:
             at.number_input(key=key).set_value(value).run()
     if page == "stepper":
         at.session_state["step"] = 20  # the heaviest step: both merge points and two checks
-    at.switch_page(f"pages/lab/{page}.py").run()
+    at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, f"{page}: {at.exception}"
     assert not at.error, f"{page} refused its largest size: {at.error[0].value}"
     return at
