@@ -35,10 +35,23 @@ def test_batchnorm_heatmap_boxes_the_groups_averaged_together(lab, norm, boxes):
     lab.run()
     lab.assert_clean()
     first = lab.heatmaps()[0]
-    shapes = first["layout"]["shapes"]
-    assert len(shapes) == boxes
-    widths = {round(s["x1"] - s["x0"], 2) for s in shapes}
+    (outline,) = [t for t in first["data"] if t.get("name") == "groups"]
+    rectangles = _closed_paths(outline["x"])
+    assert len(rectangles) == boxes
+    widths = {round(max(xs) - min(xs), 2) for xs in rectangles}
     assert widths == ({8.0} if norm == "layer" else {0.9})
+
+
+def _closed_paths(xs: list) -> list[list[float]]:
+    """The x coordinates of each path of a line trace whose paths are separated by None."""
+    paths, current = [], []
+    for x in xs:
+        if x is None:
+            paths.append(current)
+            current = []
+        else:
+            current.append(x)
+    return paths
 
 
 def test_batchnorm_refuses_a_single_vector(lab):
