@@ -35,7 +35,10 @@ def frame_to_array(frame: pd.DataFrame, name: str, shape: tuple[int, ...]) -> np
 
     Raises ValueError naming the first empty or non-numeric cell.
     """
-    values = frame.apply(pd.to_numeric, errors="coerce")
+    # Column by column only when some cell is not already a number: wide tables are slow to
+    # walk by column, and an edit through the table's number cells keeps every column numeric.
+    numeric = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
+    values = frame if numeric else frame.apply(pd.to_numeric, errors="coerce")
     missing = values.isna().to_numpy()
     if missing.any():
         r, c = (int(i) for i in np.argwhere(missing)[0])

@@ -52,7 +52,7 @@ with shown_errors():
             {"mean square": cache.mean_sq.reshape(-1)},
             index=[f"vector {i}" for i in range(cache.mean_sq.size)],
         )
-        st.dataframe(stats.T, width="stretch")
+        st.dataframe(stats, width="stretch")
     else:
         axis = 0 if norm == "batch" else -1
         cache, grads = compute.forward_backward(batch, axis)
@@ -62,7 +62,7 @@ with shown_errors():
             {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
             index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
         )
-        st.dataframe(stats.T, width="stretch")
+        st.dataframe(stats, width="stretch")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(
