@@ -34,12 +34,11 @@ def _rehearse() -> None:
             go.Heatmap(z=np.outer(values, values), colorscale="RdBu_r"),
         ]
     )
-    figure.add_shape(type="rect", x0=0, y0=0, x1=1, y1=1, line={"color": "black"})
     figure.add_vline(x=0.5, line_dash="dot", annotation_text="h")
     figure.update_layout(title="t", height=100, margin={"t": 10}, xaxis_title="x", yaxis_title="y")
     plotly.io.to_json(figure)
     table = pd.DataFrame({"x": values, "name": [str(v) for v in values]})
-    dataframe_util.convert_anything_to_arrow_bytes(table.style.format("{:.3g}", subset=["x"]))
+    dataframe_util.convert_anything_to_arrow_bytes(table)
     dataframe_util.convert_anything_to_arrow_bytes(pyarrow.table({"x": values}))
 
 
