@@ -12,7 +12,6 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.lab_pages import lab_pages  # noqa: E402
 from bench.bench_load import (  # noqa: E402
     CYCLE,
     next_action,
@@ -20,6 +19,7 @@ from bench.bench_load import (  # noqa: E402
     percentile,
     start_offsets,
 )
+from bench.lab_pages import lab_pages  # noqa: E402
 
 
 def test_options_default_to_the_issue_table():
@@ -90,11 +90,11 @@ def test_pages_are_read_from_app_py():
 
 def test_page_reader_follows_url_path_and_default():
     source = (
-        'P = [st.Page("pages/lab/a.py", title="A", default=True),\n'
-        '     st.Page("pages/lab/b.py", title="B"),\n'
-        '     st.Page("pages/lab/c.py", title="C", url_path="see")]\n'
+        'P = [st.Page("app_pages/a.py", title="A", default=True),\n'
+        '     st.Page("app_pages/b.py", title="B"),\n'
+        '     st.Page("app_pages/c.py", title="C", url_path="see")]\n'
     )
-    assert [(p.name, p.title, p.url_path) for p in app_pages(source)] == [
+    assert [(p.name, p.title, p.url_path) for p in lab_pages(source)] == [
         ("a", "A", ""),
         ("b", "B", "b"),
         ("c", "C", "see"),
