@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 import ln_core
 
@@ -34,7 +35,10 @@ def frame_to_array(frame: pd.DataFrame, name: str, shape: tuple[int, ...]) -> np
 
     Raises ValueError naming the first empty or non-numeric cell.
     """
-    values = frame.apply(pd.to_numeric, errors="coerce")
+    # Column by column only when some cell is not already a number: wide tables are slow to
+    # walk by column, and an edit through the table's number cells keeps every column numeric.
+    numeric = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
+    values = frame if numeric else frame.apply(pd.to_numeric, errors="coerce")
     missing = values.isna().to_numpy()
     if missing.any():
         r, c = (int(i) for i in np.argwhere(missing)[0])
@@ -59,23 +63,33 @@ def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-BAND_COLOURS = {"good": "#d3f9d8", "suspicious": "#fff3bf", "wrong": "#ffc9c9"}
+# A band is drawn as a coloured label: green good, amber suspicious, red wrong.
+BAND_COLOURS = {"good": "#2b8a3e", "suspicious": "#e67700", "wrong": "#c92a2a"}
 
 
 def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
-    """One row per entry: analytic, numerical, their relative error and its band."""
+    """One row per entry: analytic, numerical, their relative error and its band.
+
+    The band is a one-label list, the form Streamlit draws as a coloured label (see
+    CHECK_COLUMNS); colouring cells through a pandas Styler cost more than the check itself.
+    """
     errors = ln_core.elementwise_rel_error(analytic, numerical)
     return pd.DataFrame(
         {
             "analytic": np.ravel(analytic),
             "numerical": np.ravel(numerical),
             "relative error": np.ravel(errors),
-            "band": [ln_core.band(float(e), dtype) for e in np.ravel(errors)],
+            "band": [[ln_core.band(float(e), dtype)] for e in np.ravel(errors)],
         },
         index=[str(i) for i in np.ndindex(np.shape(analytic))],
     )
 
 
-def coloured_by_band(frame: pd.DataFrame) -> pd.io.formats.style.Styler:
-    """Colour the 'band' column (good / suspicious / wrong); one cell per row keeps it fast."""
-    return frame.style.map(lambda band: f"background-color: {BAND_COLOURS[band]}", subset="band")
+CHECK_COLUMNS = {
+    "analytic": st.column_config.NumberColumn(format="%.6g"),
+    "numerical": st.column_config.NumberColumn(format="%.6g"),
+    "relative error": st.column_config.NumberColumn(format="%.1e"),
+    "band": st.column_config.MultiselectColumn(
+        options=list(BAND_COLOURS), color=list(BAND_COLOURS.values())
+    ),
+}
