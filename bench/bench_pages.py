@@ -18,7 +18,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bench.app_pages import app_pages
+from bench.lab_pages import lab_pages
 from bench.results import ms, table, write_result, yes_no
 from ln_core.bugs import Bug
 from ui.caps import CAPS
@@ -165,7 +165,7 @@ def _size(controls: dict[str, int | str]) -> str:
 
 def main() -> None:
     logging.disable(logging.WARNING)  # AppTest's bare-mode warnings
-    pages = app_pages()
+    pages = lab_pages()
     default_rows, mode_rows, raw = [], [], {}
     for page in pages:
         default = server_side(page.script, None, modes(page.name)[next(iter(modes(page.name)))])

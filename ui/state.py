@@ -53,6 +53,7 @@ DATA_DEFAULTS = {
     "view_t": 0,
     "norm_kind": "layer",
     "presenter": False,
+    "presenter_sidebar": False,
     "quiz": False,
     "hidden": frozenset(),
     "revealed": frozenset(),

@@ -176,11 +176,15 @@ class Lab:
             return flat.copy()
         return flat.reshape([int(n) for n in str(shape).split(",")]).copy()
 
+    def graphs(self) -> list[str]:
+        """The DOT sources of the graphviz charts on the page, in page order."""
+        return [chart.proto.spec for chart in self.at.main.get("graphviz_chart")]
+
     def graph(self) -> str:
-        """The DOT source of the (only) graphviz chart on the page."""
-        charts = self.at.main.get("graphviz_chart")
-        assert len(charts) == 1, f"{len(charts)} graphviz charts on the page"
-        return charts[0].proto.spec
+        """The DOT source of the page's first graphviz chart (the stepper's whole graph)."""
+        charts = self.graphs()
+        assert charts, "no graphviz chart on the page"
+        return charts[0]
 
     def html(self) -> list[str]:
         """The bodies of every st.html on the page (style-only ones included)."""

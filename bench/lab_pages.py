@@ -24,7 +24,7 @@ class AppPage:
     url_path: str
 
 
-def app_pages(source: str | None = None) -> list[AppPage]:
+def lab_pages(source: str | None = None) -> list[AppPage]:
     """Every st.Page(...) call in app.py (or in `source`), in order."""
     tree = ast.parse(source if source is not None else (ROOT / "app.py").read_text())
     pages = []
