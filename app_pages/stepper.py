@@ -4,7 +4,7 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import Question, dominance_question, sign_question
-from ui import caps, compute, graph, presenter, state
+from ui import affine_control, caps, compute, graph, presenter, state
 from ui.errors import shown_errors
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.inputs import Inputs
@@ -122,19 +122,24 @@ st.toggle(
     help="On backward steps, guess the sign of a gradient (or which path dominates) first.",
     **state.bound("quiz"),
 )
+affine_control.draw()
 
 with shown_errors():
-    inputs = state.inputs()
+    inputs = affine_control.applied(state.inputs())
     cache, grads = compute.forward_backward(inputs)
     node = current.node
     graph.draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
     shown = pick_vector(s["x"].shape, rows=False)
+    if len(cache.axis) == 2:
+        shown = shown[:1]  # per sequence: the chosen sequence, all its tokens, is one group
 
     value = getattr(cache, node)
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Forward line**")
         st.latex(FORWARD[node])
+        if cache.skipped_in(node):
+            st.info(f"This layer has no {' and '.join(cache.skipped_in(node))}: {cache.line(node)}")
         if node in FORWARD_NOTE:
             st.caption(FORWARD_NOTE[node])
     if current.backward:
@@ -156,9 +161,9 @@ with shown_errors():
             parts = [(label, _shown(getattr(grads, field))) for label, field in MERGES[node]]
             st.dataframe(contributions_frame(parts), width="stretch")
         _table(grads.of(node), f"d{node}: shape {grads.of(node).shape}")
-        if node == "normalized_x":
+        if node == "normalized_x" and grads.dgamma is not None:
             _table(grads.dgamma, "dgamma: summed over every vector")
-        if node == "gx":
+        if node == "gx" and grads.dbeta is not None:
             _table(grads.dbeta, "dbeta: summed over every vector")
         with st.expander(f"{node} itself (its forward value)"):
             _table(value, f"{node}: shape {value.shape}")

@@ -1,9 +1,9 @@
 """Shareable links: the whole view in the URL's query string, read back with strict checks.
 
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
-chosen vector, presenter and quiz modes, hide flags, and any array edited by hand while it is
-small. Anything that does not parse or is out of range falls back to its default and is
-reported, so a tampered link never breaks the app.
+chosen vector, presenter and quiz modes, the layer's affine and per-sequence options, hide
+flags, and any array edited by hand while it is small. Anything that does not parse or is out
+of range falls back to its default and is reported, so a tampered link never breaks the app.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import streamlit as st
 
 from teaching.presets import PRESETS, make_example
 from ui import state
+from ui.inputs import AFFINE, PER
 from ui.steps import N_STEPS
 
 MAX_LINK_ENTRIES = 64  # arrays larger than this stay out of links (URLs have practical limits)
@@ -78,6 +79,8 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "norm": ("norm_kind", _choice(("layer", "batch", "rms"))),
     "presenter": ("presenter", _flag),
     "quiz": ("quiz", _flag),
+    "affine": ("affine", _choice(AFFINE)),
+    "per": ("per", _choice(PER)),
 }
 
 

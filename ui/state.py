@@ -58,6 +58,8 @@ DATA_DEFAULTS = {
     "hidden": frozenset(),
     "revealed": frozenset(),
     "link_problems": [],
+    "affine": "both",
+    "per": "token",
 }
 
 
