@@ -361,9 +361,10 @@ async def set_seed(session: Session, seed: int) -> None:
     widget = session.widgets.get("Random seed")
     if widget is None:
         raise ProtocolError("missing_widget", "no Random seed input in the sidebar")
-    await session.rerun(session.current_page, [WidgetState(id=widget[1].id, int_value=seed)])
+    typed = WidgetState(id=widget[1].id, string_value=str(seed))
+    await session.rerun(session.current_page, [typed])
     shown = session.widgets.get("Random seed")
-    if shown is None or int(shown[1].value) != seed:
+    if shown is None or shown[1].value != str(seed):
         raise ProtocolError("no_effect", f"the seed input does not show {seed}")
 
 

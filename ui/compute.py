@@ -7,6 +7,8 @@ pages, stepping through nodes) reuse the results.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -15,13 +17,30 @@ from ln_core.gradcheck import compare
 from teaching.upstream import squared_error_gradient
 from ui.bundle import Bundle, make_bundle
 from ui.inputs import Inputs
+from ui.overflow import require_finite
 
 
 def cached(max_entries: int):
-    """st.cache_data keyed on Inputs by content, with at most `max_entries` results."""
-    return st.cache_data(
-        max_entries=max_entries, show_spinner=False, hash_funcs={Inputs: lambda i: i.digest}
-    )
+    """st.cache_data keyed on Inputs by content, with at most `max_entries` results.
+
+    A result with a NaN or inf raises ValueError naming it (the cache keeps the result).
+    """
+
+    def decorate(function):
+        store = st.cache_data(
+            max_entries=max_entries, show_spinner=False, hash_funcs={Inputs: lambda i: i.digest}
+        )(function)
+        what = function.__name__.replace("_", " ") + " computation"
+
+        @functools.wraps(function)
+        def checked(inputs: Inputs, *args):
+            result = store(inputs, *args)
+            require_finite(what, result, inputs)
+            return result
+
+        return checked
+
+    return decorate
 
 
 @cached(64)

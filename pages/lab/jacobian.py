@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
 
@@ -20,7 +20,7 @@ st.markdown(
 caps.enforce("jacobian")
 
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     index = pick_vector(inputs.x.shape)
     vector = inputs.vector(index)

@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import heatmap
 from ui.picker import pick_vector
 from ui.tables import vectors_frame
@@ -22,7 +22,7 @@ st.markdown(
 )
 caps.enforce("residual")
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     cache, grads, errors = compute.residual(inputs, int(s["seed"]))
     cols = st.columns(3)

@@ -5,7 +5,7 @@ import streamlit as st
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import Question, dominance_question, sign_question
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.graph import graph_dot
 from ui.inputs import Inputs
@@ -123,7 +123,7 @@ st.toggle(
     **state.bound("quiz"),
 )
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     cache, grads = compute.forward_backward(inputs)
     node = current.node
