@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ui import caps
 from ui.errors import listed, literal
 from ui.numbers import format_number, parse_number
 from ui.tables import vectors_frame
@@ -44,7 +45,13 @@ def array_editor(
     (preset, CSV, another upstream gradient) show up instead of old edits. An edit that is
     not a number, or an edit message no table sends (a row or column that does not exist,
     added or deleted rows), shows st.error under the table and leaves the array as it was.
+    An array larger than the table cap is not drawn (a note says why): the browser would be
+    slow to fill it.
     """
+    too_large = caps.refusal("inputs", array.shape, what=f"The table of {name}")
+    if too_large is not None:
+        st.info(too_large)
+        return
     frame = vectors_frame(array).map(format_number)
     if index is not None:
         frame.index = index

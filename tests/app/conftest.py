@@ -29,16 +29,16 @@ if str(ROOT) not in sys.path:
 
 APP = ROOT / "app.py"
 PAGES = {
-    "Overview": "pages/lab/home.py",
-    "Inputs": "pages/lab/inputs.py",
-    "Stepper": "pages/lab/stepper.py",
+    "Overview": "app_pages/home.py",
+    "Inputs": "app_pages/inputs.py",
+    "Stepper": "app_pages/stepper.py",
     # The later pages, by the titles app.py gives them.
-    "Jacobian": "pages/lab/jacobian.py",
-    "Gradient check": "pages/lab/gradcheck.py",
-    "Derivation audit": "pages/lab/audit.py",
-    "Residual block": "pages/lab/residual.py",
-    "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
-    "Export and share": "pages/lab/export.py",
+    "Jacobian": "app_pages/jacobian.py",
+    "Gradient check": "app_pages/gradcheck.py",
+    "Derivation audit": "app_pages/audit.py",
+    "Residual block": "app_pages/residual.py",
+    "LayerNorm vs BatchNorm": "app_pages/batchnorm.py",
+    "Export and share": "app_pages/export.py",
 }
 # The sidebar's widgets, each a view of a state key (ui.state.bound names it w_<key>_).
 SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")
@@ -199,11 +199,15 @@ class Lab:
             return flat.copy()
         return flat.reshape([int(n) for n in str(shape).split(",")]).copy()
 
+    def graphs(self) -> list[str]:
+        """The DOT sources of the graphviz charts on the page, in page order."""
+        return [chart.proto.spec for chart in self.at.main.get("graphviz_chart")]
+
     def graph(self) -> str:
-        """The DOT source of the (only) graphviz chart on the page."""
-        charts = self.at.main.get("graphviz_chart")
-        assert len(charts) == 1, f"{len(charts)} graphviz charts on the page"
-        return charts[0].proto.spec
+        """The DOT source of the page's first graphviz chart (the stepper's whole graph)."""
+        charts = self.graphs()
+        assert charts, "no graphviz chart on the page"
+        return charts[0]
 
     def html(self) -> list[str]:
         """The bodies of every st.html on the page (style-only ones included)."""
