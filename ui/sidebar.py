@@ -100,6 +100,7 @@ def draw() -> None:
         st.divider()
         st.toggle(
             "Presenter mode",
-            help="Larger type and contrast for a projector.",
+            help="Larger type and contrast for a projector; the sidebar steps aside (the "
+            "Controls button at the top of the page brings it back).",
             **state.bound("presenter"),
         )

@@ -71,6 +71,7 @@ SCHEMA: dict[str, Key] = {
     "eps": Key(1e-5, _S, "added to the variance"),
     "dtype": Key("float64", _S, "the dtype every page computes in"),
     "presenter": Key(False, _S, "larger type for a projector"),
+    "presenter_sidebar": Key(False, _P, "the sidebar kept open in presenter mode"),
     "upstream": Key("random", _P, "where dout comes from (a key of UPSTREAM_KINDS)"),
     "one_hot_index": Key(0, _P, "the output a one-hot dout puts its 1 on"),
     "step": Key(1, _P, "the stepper's step, 1 to 20"),
@@ -94,7 +95,6 @@ SCHEMA: dict[str, Key] = {
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
     "csv_error": Key(None, _D, "why the last CSV was refused, shown once"),
     "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),
-    "edit_problems": Key({}, _D, "why a data editor's last edit was refused, by array"),
 }
 # Keys made per item, by prefix.
 FAMILIES: dict[str, Key] = {
