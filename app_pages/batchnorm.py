@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import heatmap, overlaid_histograms
 
 s = st.session_state
@@ -31,7 +31,7 @@ caps.enforce("batchnorm")
 
 norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     # Tokens become rows: BatchNorm then averages over every token of every sequence.
     batch = inputs.rows()
@@ -75,7 +75,7 @@ with shown_errors():
             width="stretch",
         )
 
-with shown_errors():
+with stops_on_error():
     st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)

@@ -7,7 +7,7 @@ import streamlit as st
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TOLERANCES
 from ui import affine_control, caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import error_vs_step
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
@@ -34,7 +34,7 @@ st.caption(f"Bands: {bands}. float32 keeps about 7 digits, so its bar is lower."
 MAX_GROUP = caps.CAPS["gradcheck"].max_d
 affine_control.draw(MAX_GROUP)
 
-with shown_errors():
+with stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
@@ -61,7 +61,7 @@ st.subheader("One vector, closer")
 st.caption("The step plot and the bug's Jacobian below use this vector.")
 index = pick_vector(s["x"].shape)
 
-with shown_errors():
+with stops_on_error():
     st.subheader("Error against the step h")
     st.caption(
         "Too large an h and the difference quotient bends with the curve (truncation error, "
@@ -77,7 +77,7 @@ def break_the_backward() -> None:
     """A bug selector that reruns only this section."""
     st.subheader("Break the backward")
     st.caption("Each choice is a mistake students really make. The check must catch it.")
-    with shown_errors():
+    with stops_on_error():
         bug = st.selectbox(
             "Known bug", list(Bug), format_func=lambda b: b.value.replace("_", " "), key="bug"
         )

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import eigenvalues
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
@@ -19,7 +19,7 @@ st.markdown(
 caps.enforce("jacobian")
 
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     index = pick_vector(inputs.x.shape)
     vector = inputs.vector(index)

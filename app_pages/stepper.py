@@ -5,7 +5,7 @@ import streamlit as st
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import Question, dominance_question, sign_question
 from ui import affine_control, caps, compute, graph, presenter, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.inputs import Inputs
 from ui.picker import pick_vector
@@ -124,7 +124,7 @@ st.toggle(
 )
 affine_control.draw()
 
-with shown_errors():
+with stops_on_error():
     inputs = affine_control.applied(state.inputs())
     cache, grads = compute.forward_backward(inputs)
     node = current.node
