@@ -54,6 +54,7 @@ DATA_DEFAULTS = {
     "norm_kind": "layer",
     "presenter": False,
     "presenter_sidebar": False,
+    "guide_checked": frozenset(),
     "quiz": False,
     "hidden": frozenset(),
     "revealed": frozenset(),
