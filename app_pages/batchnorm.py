@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import caps, compute, share, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import heatmap, overlaid_histograms
 
 s = st.session_state
@@ -35,7 +35,7 @@ def normalized() -> None:
     """The Normalize choice reruns only this part: the check below does not depend on it."""
     norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
 
-    with shown_errors():
+    with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
         batch = state.inputs().rows()
         fig = heatmap(
@@ -82,7 +82,7 @@ def normalized() -> None:
 
 normalized()
 
-with shown_errors():
+with stops_on_error():
     st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
     batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)

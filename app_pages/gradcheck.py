@@ -7,7 +7,7 @@ import streamlit as st
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TENSORS, TOLERANCES
 from ui import caps, compute, share, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import error_vs_step
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
@@ -31,7 +31,7 @@ bands = ", ".join(
 )
 st.caption(f"Bands: {bands}. float32 keeps about 7 digits, so its bar is lower.")
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
@@ -55,7 +55,7 @@ with shown_errors():
 
 def step_sweep(index: tuple[int, ...]) -> None:
     """The check's error against the step h, for the vector at `index`."""
-    with shown_errors():
+    with stops_on_error():
         st.subheader("Error against the step h")
         st.caption(
             "Too large an h and the difference quotient bends with the curve (truncation error, "
@@ -70,7 +70,7 @@ def break_the_backward(index: tuple[int, ...]) -> None:
     """A known bug injected into the backward, and whether the check catches it."""
     st.subheader("Break the backward")
     st.caption("Each choice is a mistake students really make. The check must catch it.")
-    with shown_errors():
+    with stops_on_error():
         bug = st.selectbox(
             "Known bug", list(Bug), format_func=lambda b: b.value.replace("_", " "), key="bug"
         )

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui import caps, compute, share, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import eigenvalues
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
@@ -22,7 +22,7 @@ caps.enforce("jacobian")
 @st.fragment
 def one_vector() -> None:
     """The vector picker and the toggle rerun only this part (the inputs stay the same)."""
-    with shown_errors():
+    with stops_on_error():
         inputs = state.inputs()
         index = pick_vector(inputs.x.shape)
         vector = inputs.vector(index)

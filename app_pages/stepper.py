@@ -4,10 +4,9 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import Question, dominance_question, sign_question
-from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui import caps, compute, graph, presenter, state
+from ui.errors import stops_on_error
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
-from ui.graph import graph_dot
 from ui.inputs import Inputs
 from ui.picker import pick_vector
 from ui.steps import N_STEPS, step
@@ -116,6 +115,7 @@ nav[3].selectbox(
     format_func=lambda n: step(n).label,
     **state.bound("step", widget="jump"),
 )
+presenter.keyboard()
 
 st.toggle(
     "Predict before reveal",
@@ -123,19 +123,11 @@ st.toggle(
     **state.bound("quiz"),
 )
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     cache, grads = compute.forward_backward(inputs)
     node = current.node
-    st.graphviz_chart(graph_dot(current, {n: getattr(cache, n).shape for n in NODE_NAMES}))
-    st.caption(
-        "Grey: not computed yet. Blue: value known. Orange: gradient known. Yellow: this step. "
-        + (
-            "Red edges: the inputs of this node."
-            if not current.backward
-            else "Red edges: where this node's gradient comes from."
-        )
-    )
+    graph.draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
     shown = pick_vector(s["x"].shape, rows=False)
 
     value = getattr(cache, node)
