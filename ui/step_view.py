@@ -17,16 +17,11 @@ from teaching.glossary import meaning
 from teaching.verdicts import numerical_agreement
 from ui import compute, state
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
-from ui.graph import graph_dot
+from ui.graph import draw
 from ui.inputs import Inputs
 from ui.steps import N_STEPS, Step, step
 from ui.tables import contributions_frame, vectors_frame
 from ui.verdict_metric import verdict_metric
-
-LEGEND = (
-    "Ellipses are the inputs x, gamma, beta and eps: given, never computed. Boxes are the ten "
-    "nodes: grey not computed yet, blue value known, orange gradient known, yellow this step. "
-)
 
 
 def _go(delta: int) -> None:
@@ -74,13 +69,7 @@ def navigation() -> Step:
 
 def graph(current: Step, cache: ln_core.Cache) -> None:
     """The ten-node graph coloured by what this step has computed, and its legend."""
-    st.graphviz_chart(graph_dot(current, {n: getattr(cache, n).shape for n in NODE_NAMES}))
-    edges = (
-        "Red edges: where this node's gradient comes from."
-        if current.backward
-        else "Red edges: the inputs of this node."
-    )
-    st.caption(LEGEND + edges)
+    draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
 
 
 def lines(current: Step) -> None:

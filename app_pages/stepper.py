@@ -8,8 +8,8 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
-from ui import caps, compute, share, state, step_view
-from ui.errors import shown_errors
+from ui import caps, compute, presenter, share, state, step_view
+from ui.errors import stops_on_error
 from ui.glossary import glossary_expander
 from ui.picker import pick_vector
 from ui.predict import predict
@@ -32,13 +32,14 @@ def stepper() -> None:
     # A rerun of this fragment alone skips app.py, which writes the link on full runs.
     share.write_link()
     current = step_view.navigation()
+    presenter.keyboard()
     st.toggle(
         "Predict before reveal",
         help="Each step first asks a question you can reason out from the steps before it; "
         "its numbers appear after your guess.",
         **state.bound("quiz"),
     )
-    with shown_errors():
+    with stops_on_error():
         inputs = state.inputs()
         cache, grads = compute.forward_backward(inputs)
         step_view.graph(current, cache)

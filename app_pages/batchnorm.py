@@ -1,13 +1,11 @@
 """LayerNorm vs BatchNorm vs RMSNorm: the same graph with another axis, or without the mean."""
 
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
-from ui.figures import heatmap
+from ui.errors import stops_on_error
+from ui.figures import heatmap, overlaid_histograms
 
 s = st.session_state
 NORMS = {
@@ -33,26 +31,18 @@ caps.enforce("batchnorm")
 
 norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     # Tokens become rows: BatchNorm then averages over every token of every sequence.
     batch = inputs.rows()
-    x = batch.x
     fig = heatmap(
-        x,
+        batch.x,
         "x (N x D): the boxes are the groups averaged together",
         x_label="feature",
         y_label="vector",
         height=320,
+        boxes="columns" if norm == "batch" else "rows",
     )
-    rows, cols = x.shape
-    groups = (
-        [(-0.5, i - 0.45, cols - 0.5, i + 0.45) for i in range(rows)]
-        if norm != "batch"
-        else [(j - 0.45, -0.5, j + 0.45, rows - 0.5) for j in range(cols)]
-    )
-    for x0, y0, x1, y1 in groups:
-        fig.add_shape(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color="black", width=1.5))
     st.plotly_chart(fig, width="stretch")
 
     if norm == "rms":
@@ -62,7 +52,7 @@ with shown_errors():
             {"mean square": cache.mean_sq.reshape(-1)},
             index=[f"vector {i}" for i in range(cache.mean_sq.size)],
         )
-        st.dataframe(stats.T, width="stretch")
+        st.dataframe(stats, width="stretch")
     else:
         axis = 0 if norm == "batch" else -1
         cache, grads = compute.forward_backward(batch, axis)
@@ -72,7 +62,7 @@ with shown_errors():
             {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
             index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
         )
-        st.dataframe(stats.T, width="stretch")
+        st.dataframe(stats, width="stretch")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(
@@ -85,7 +75,7 @@ with shown_errors():
             width="stretch",
         )
 
-with shown_errors():
+with stops_on_error():
     st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
@@ -96,13 +86,7 @@ with shown_errors():
         "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."
     )
     layer = compute.forward_backward(batch, -1)[1].dx
-    fig = go.Figure(
-        [
-            go.Histogram(x=np.ravel(layer), name="LayerNorm dx", opacity=0.6),
-            go.Histogram(x=np.ravel(comparison.direct.dx), name="BatchNorm dx", opacity=0.6),
-        ]
+    histograms = overlaid_histograms(
+        {"LayerNorm dx": layer, "BatchNorm dx": comparison.direct.dx}, "dx entries"
     )
-    fig.update_layout(
-        barmode="overlay", height=260, margin=dict(l=40, r=10, t=20, b=40), xaxis_title="dx entries"
-    )
-    st.plotly_chart(fig, width="stretch")
+    st.plotly_chart(histograms, width="stretch")

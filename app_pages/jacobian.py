@@ -1,11 +1,10 @@
 """Jacobian: J = dy/dx for one vector, its three paths, and the facts that follow from them."""
 
-import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
+from ui.figures import eigenvalues
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
 
@@ -20,7 +19,7 @@ st.markdown(
 caps.enforce("jacobian")
 
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     index = pick_vector(inputs.x.shape)
     vector = inputs.vector(index)
@@ -74,31 +73,11 @@ with shown_errors():
         )
 
     st.subheader("Eigenvalues")
-    order = np.arange(1, facts.eigenvalues.size + 1)
-    fig = go.Figure(
-        go.Scatter(x=order, y=facts.eigenvalues, mode="markers", name="eigenvalues of J")
-    )
     if facts.predicted_eigenvalues is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=order,
-                y=facts.predicted_eigenvalues,
-                mode="markers",
-                marker_symbol="x",
-                marker_size=10,
-                name="predicted",
-            )
-        )
         st.caption(
             "With uniform gamma, J = (gamma/sigma) (I - 11^T/D - x_hat x_hat^T/D): D - 2 "
             "eigenvalues equal gamma/sigma, the ones vector gives 0, and x_hat gives "
             "gamma/sigma * eps/(var + eps), which is 0 when eps = 0. "
             f"Largest gap to the prediction: {facts.eigenvalue_error:.1e}."
         )
-    fig.update_layout(
-        height=320,
-        xaxis_title="index (ascending)",
-        yaxis_title="eigenvalue",
-        margin=dict(l=40, r=10, t=20, b=40),
-    )
-    st.plotly_chart(fig, width="stretch")
+    st.plotly_chart(eigenvalues(facts.eigenvalues, facts.predicted_eigenvalues), width="stretch")
