@@ -89,7 +89,7 @@ SCHEMA: dict[str, Key] = {
     "target": Key(None, _D, "the loss's target y*, x's shape"),
     "dout_edited": Key(None, _D, "dout edited by hand, x's shape"),
     "editor_version": Key(0, _D, "part of every editor's key: a new one shows new arrays"),
-    "revealed": Key(frozenset(), _D, "stepper steps whose answer is shown"),
+    "revealed": Key(frozenset(), _D, "questions whose answer is shown: steps and page names"),
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
@@ -100,7 +100,8 @@ SCHEMA: dict[str, Key] = {
 FAMILIES: dict[str, Key] = {
     "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
-    "guess_": Key(None, _W, "the stepper's prediction for one step: guess_<step>"),
+    "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
+    "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
 }
 SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)
