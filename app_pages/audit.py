@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 
 st.title("Derivation audit")
 st.markdown(
@@ -21,7 +21,7 @@ def _short(document: str) -> str:
     return f"document {document.split('_')[0]}"
 
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     results = compute.audit(inputs)
     wrong = sum(r.verdict == "wrong" for r in results)

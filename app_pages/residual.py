@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.figures import grouped_bars, heatmap
 from ui.picker import pick_vector
 from ui.tables import vectors_frame
@@ -21,7 +21,7 @@ st.markdown(
 )
 caps.enforce("residual")
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     cache, grads, errors = compute.residual(inputs, int(s["seed"]))
     cols = st.columns(3)

@@ -22,7 +22,7 @@ from bench.lab_pages import lab_pages
 from bench.results import ms, table, write_result, yes_no
 from ln_core.bugs import Bug
 from ui.caps import CAPS
-from ui.state import LIMITS
+from ui.limits import SIDEBAR
 from ui.steps import N_STEPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,9 +71,9 @@ MODES: dict[str, dict[str, Action]] = {
 def largest(page: str) -> dict[str, int | str]:
     """The sidebar controls for the largest x a page admits: its cap, else the sidebar's limit."""
     cap = CAPS.get(page)
-    d_max, n_max = LIMITS["d"][1], LIMITS["n"][1]
+    d_max, n_max = SIDEBAR["d"].high, SIDEBAR["n"].high
     if cap is None:
-        return {"shape_kind": "tokens", "b": LIMITS["b"][1], "l": LIMITS["l"][1], "d": d_max}
+        return {"shape_kind": "tokens", "b": SIDEBAR["b"].high, "l": SIDEBAR["l"].high, "d": d_max}
     n = n_max if cap.max_entries is None else min(n_max, cap.max_entries // cap.max_d)
     return {"shape_kind": "rows", "n": n, "d": cap.max_d}
 
@@ -86,10 +86,11 @@ def modes(page: str) -> dict[str, Action]:
 def _app(script: str, controls: dict[str, int | str] | None, mode: Action) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
     for key, value in (controls or {}).items():
+        # Sidebar widgets are views of their state keys (ui.state.bound): w_<key>_.
         if key == "shape_kind":
-            at.radio(key=key).set_value(value).run()
+            at.radio(key=f"w_{key}_").set_value(value).run()
         else:
-            at.number_input(key=key).set_value(value).run()
+            at.text_input(key=f"w_{key}_").input(str(value)).run()
     at.switch_page(script).run()
     mode(at)
     at.run()

@@ -13,6 +13,8 @@ size holds several results at the largest input its pages accept (measured in be
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -21,6 +23,7 @@ from ln_core.gradcheck import compare
 from teaching.upstream import squared_error_gradient
 from ui.bundle import Bundle, make_bundle
 from ui.inputs import Inputs
+from ui.overflow import require_finite
 
 CACHE_TTL_S = 3600  # a lesson: results outlive page switches, not the day
 CACHE_BUDGET_MB = 256
@@ -29,17 +32,30 @@ SIZES_MB: dict[str, int] = {}  # wrapper name -> its size bound, for the budget'
 
 def cached(max_entries: int, max_mb: int):
     """st.cache_data keyed on Inputs by content: at most `max_entries` results and `max_mb`
-    MiB of them (pickled), each kept at most CACHE_TTL_S seconds."""
+    MiB of them (pickled), each kept at most CACHE_TTL_S seconds.
+
+    A result with a NaN or inf raises ValueError naming it (the cache keeps the result).
+    """
 
     def decorate(function):
         SIZES_MB[function.__name__] = max_mb
-        return st.cache_data(
+        store = st.cache_data(
             max_entries=max_entries,
             max_size=f"{max_mb}MiB",
             ttl=CACHE_TTL_S,
             show_spinner=False,
             hash_funcs={Inputs: lambda i: i.digest},
         )(function)
+        what = function.__name__.replace("_", " ") + " computation"
+
+        @functools.wraps(function)
+        def checked(inputs: Inputs, *args, **kwargs):
+            result = store(inputs, *args, **kwargs)
+            require_finite(what, result, inputs)
+            return result
+
+        checked.clear = store.clear
+        return checked
 
     return decorate
 
@@ -50,9 +66,7 @@ def forward(inputs: Inputs, axis: int = -1) -> ln_core.Cache:
 
 
 @cached(64, 32)
-def forward_backward(
-    inputs: Inputs, axis: int = -1
-) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
+def forward_backward(inputs: Inputs, axis: int = -1) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
     cache = forward(inputs, axis)
     return cache, ln_core.backward(inputs.dout, cache)
 
@@ -146,3 +160,11 @@ def rms(inputs: Inputs) -> tuple[ln_core.RMSCache, ln_core.RMSGrads]:
 @cached(8, 8)
 def bundle(inputs: Inputs) -> Bundle:
     return make_bundle(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
+
+
+@cached(64, 8)
+def closed_form(inputs: Inputs) -> tuple[ln_core.Grads, dict[str, float]]:
+    """The compact closed form's dx, dgamma, dbeta and their rel_error against the staged pass."""
+    cache, grads = forward_backward(inputs)
+    closed = ln_core.closed_form_backward(inputs.dout, cache)
+    return closed, compare(grads, closed)

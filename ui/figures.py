@@ -44,9 +44,11 @@ def heatmap(
     """
     limit = float(np.max(np.abs(matrix))) if matrix.size else 1.0
     rows, cols = matrix.shape
+    # float32 halves the payload, but turns entries past its range into inf.
+    light = limit <= float(np.finfo(np.float32).max)
     fig = go.Figure(
         go.Heatmap(
-            z=np.asarray(matrix, dtype=np.float32),
+            z=np.asarray(matrix, dtype=np.float32 if light else np.float64),
             x=x0 + step * np.arange(cols),
             y=y0 + step * np.arange(rows),
             colorscale=DIVERGING,

@@ -30,25 +30,6 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns, index=labels)
 
 
-def frame_to_array(frame: pd.DataFrame, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Read an edited table back into an array of `shape`.
-
-    Raises ValueError naming the first empty or non-numeric cell.
-    """
-    # Column by column only when some cell is not already a number: wide tables are slow to
-    # walk by column, and an edit through the table's number cells keeps every column numeric.
-    numeric = all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes)
-    values = frame if numeric else frame.apply(pd.to_numeric, errors="coerce")
-    missing = values.isna().to_numpy()
-    if missing.any():
-        r, c = (int(i) for i in np.argwhere(missing)[0])
-        raise ValueError(
-            f"{name}: the cell in row {frame.index[r]}, column {frame.columns[c]} is empty or "
-            "not a number. Type a finite number; the last valid values are still in use."
-        )
-    return values.to_numpy(dtype=np.float64).reshape(shape)
-
-
 def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
     """Several arrays of one shape interleaved per vector: row i of each part, then row i + 1.
 

@@ -40,8 +40,24 @@ PAGES = {
     "LayerNorm vs BatchNorm": "app_pages/batchnorm.py",
     "Export and share": "app_pages/export.py",
 }
-# The sidebar's widgets by key; which kind of widget each one is.
-SIDEBAR_KINDS = ("selectbox", "radio", "number_input")
+# The sidebar's widgets, each a view of a state key (ui.state.bound names it w_<key>_).
+SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")
+
+
+class TypedField:
+    """A sidebar number typed as text, read and set as the number it holds."""
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = widget
+
+    @property
+    def value(self) -> int | float:
+        text = self.widget.value
+        return int(text) if text.lstrip("+-").isdigit() else float(text)
+
+    def set_value(self, value: Any) -> TypedField:
+        self.widget.set_value(value if isinstance(value, str) else repr(value))
+        return self
 
 
 class Lab:
@@ -74,11 +90,14 @@ class Lab:
     # -- widgets ------------------------------------------------------------------------------
 
     def sidebar(self, key: str) -> Any:
-        """The sidebar widget with this key (preset, shape_kind, n, d, seed, eps, dtype...)."""
+        """The sidebar widget for this state key (preset, shape_kind, n, d, seed, eps, dtype...).
+
+        Number fields come as TypedField: their value is the number, set_value takes one.
+        """
         for kind in SIDEBAR_KINDS:
             for widget in getattr(self.at.sidebar, kind):
-                if widget.key == key:
-                    return widget
+                if widget.key == f"w_{key}_":
+                    return TypedField(widget) if kind == "text_input" else widget
         raise AssertionError(f"no sidebar widget with key {key!r}")
 
     def set_sidebar(self, key: str, value: Any) -> Lab:
@@ -107,11 +126,15 @@ class Lab:
         return f"editor_{name}_{self.state['editor_version']}"
 
     def editor(self, name: str) -> np.ndarray:
-        """The values the data editor for `name` (x, params, target, dout) shows."""
+        """The numbers the data editor for `name` (x, params, target, dout) shows.
+
+        The editors hold text (so a browser never rewrites a typed number); each cell is read
+        back as the float its text spells.
+        """
         key = self.editor_key(name)
         found = [e for e in self.at.data_editor if e.key == key]
         assert found, f"no data editor {key!r}; editors: {[e.key for e in self.at.data_editor]}"
-        return found[0].value.to_numpy()
+        return found[0].value.to_numpy().astype(np.float64)
 
     def edit(self, name: str, edited_rows: dict[int, dict[str, Any]]) -> Lab:
         """Edit cells of the data editor for `name` as the browser would, then run.
