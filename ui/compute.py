@@ -30,9 +30,7 @@ def forward(inputs: Inputs, axis: int = -1) -> ln_core.Cache:
 
 
 @cached(64)
-def forward_backward(
-    inputs: Inputs, axis: int = -1
-) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
+def forward_backward(inputs: Inputs, axis: int = -1) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
     cache = forward(inputs, axis)
     return cache, ln_core.backward(inputs.dout, cache)
 
@@ -93,6 +91,7 @@ def bug_jacobian_gap(vector: Inputs, bug: str) -> np.ndarray:
 
 @cached(16)
 def audit(inputs: Inputs) -> list[ln_core.AuditResult]:
+    """Every formula of the source documents, judged on these inputs (in float64)."""
     return ln_core.audit(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
 
 
