@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
 .venv/bin/python -m ruff check .
 exec .venv/bin/python -m pytest "$@"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-bench.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-bench.txt -c constraints.txt
 
 if [[ $# -gt 0 ]]; then
   names=("$@")

@@ -1,6 +1,8 @@
 """ln_core: the NumPy core of LayerNorm Lab. Every number the app shows comes from here.
 
-Shapes: x is (D,), (N, D) or (B, L, D); gamma and beta are (D,) and act on the last axis.
+Shapes: x is (D,), (N, D) or (B, L, D); gamma and beta are (D,) and act on the last axis, or
+None to leave them out. `axis` may name several trailing axes (normalized_shape (L, D), as in
+torch.nn.LayerNorm); gamma and beta then have that block's shape.
 Bad input raises ValueError with a message meant for a student.
 """
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ln_core.forward import Cache
+from ln_core.forward import Cache, StagedCache
 from ln_core.validation import check_dout, numeric_guard
 
 
@@ -14,12 +14,13 @@ from ln_core.validation import check_dout, numeric_guard
 class Grads:
     """Gradients of the scalar loss sum(dout * out).
 
-    dx: x's shape; dgamma, dbeta: (D,), summed over every axis but the last.
+    dx: x's shape; dgamma, dbeta: gamma's and beta's shape ((D,) unless several trailing axes
+    are normalized), summed over the axes they are broadcast over; None for a skipped parameter.
     """
 
     dx: np.ndarray
-    dgamma: np.ndarray
-    dbeta: np.ndarray
+    dgamma: np.ndarray | None
+    dbeta: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -51,16 +52,49 @@ class StagedGrads(Grads):
         return getattr(self, f"d{node}")
 
 
-def param_axes(ndim: int) -> tuple[int, ...]:
-    """Axes that gamma and beta are broadcast over (all but the last), summed in their grads."""
-    return tuple(range(ndim - 1))
+def param_axes(ndim: int, param_ndim: int = 1) -> tuple[int, ...]:
+    """Axes that gamma and beta are broadcast over (all but their trailing `param_ndim`).
+
+    Their gradients sum over these axes.
+    """
+    return tuple(range(ndim - param_ndim))
+
+
+def param_grads(
+    dout: np.ndarray,
+    normalized_x: np.ndarray,
+    gamma: np.ndarray | None,
+    beta: np.ndarray | None,
+    param_ndim: int = 1,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """dgamma = sum of dout * normalized_x and dbeta = sum of dout over the broadcast axes.
+
+    None for a parameter the forward pass skipped.
+    """
+    axes = param_axes(dout.ndim, param_ndim)
+    dgamma = None if gamma is None else np.sum(dout * normalized_x, axis=axes)
+    dbeta = None if beta is None else np.sum(dout, axis=axes)
+    return dgamma, dbeta
+
+
+def cache_param_grads(
+    dout: np.ndarray, cache: StagedCache
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """`param_grads` for a staged forward pass."""
+    return param_grads(dout, cache.normalized_x, cache.gamma, cache.beta, cache.param_ndim)
+
+
+def times_gamma(a: np.ndarray, cache: StagedCache) -> np.ndarray:
+    """a * gamma, or a itself when gamma was skipped (gx = normalized_x)."""
+    return a if cache.gamma is None else cache.gamma * a
 
 
 def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
     """Staged backward pass for the loss sum(dout * out).
 
     dout: the upstream gradient dL/dout, same shape as x (cast to x's dtype).
-    Returns StagedGrads: dx (x's shape), dgamma and dbeta (D,), and every node's gradient.
+    Returns StagedGrads: dx (x's shape), dgamma and dbeta (gamma's shape, or None when
+    skipped), and every node's gradient.
     """
     dout = check_dout(dout, cache.x.shape, cache.dtype)
     axis, n = cache.axis, cache.n
@@ -70,13 +104,12 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         return np.sum(a, axis=axis, keepdims=True)
 
     with numeric_guard("The backward pass"):
-        # 10  out = gx + beta
+        # 10  out = gx + beta          (dbeta below, with dgamma)
         dgx = dout
-        dbeta = np.sum(dout, axis=param_axes(dout.ndim))
 
         # 9   gx = gamma * normalized_x
-        dgamma = np.sum(cache.normalized_x * dgx, axis=param_axes(dgx.ndim))
-        dnormalized_x = cache.gamma * dgx
+        dnormalized_x = times_gamma(dgx, cache)
+        dgamma, dbeta = cache_param_grads(dout, cache)
 
         # 8   normalized_x = x_sm * inv_sqrt_sve
         dx_sm_via_normalized_x = cache.inv_sqrt_sve * dnormalized_x

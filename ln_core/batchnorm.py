@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.backward import Grads, backward, param_axes
-from ln_core.forward import forward
+from ln_core.backward import Grads, backward, param_grads
+from ln_core.forward import LINES, forward, run_lines
 from ln_core.gradcheck import compare, rel_error
 from ln_core.validation import (
     check_dout,
@@ -74,26 +74,22 @@ def batchnorm_via_transpose(
     x = _check_batch(x)
     gamma, beta = check_params(x, gamma, beta)
     dout = check_dout(dout, x.shape, x.dtype)
-    n = x.shape[0]
     try:
-        unit = forward(np.moveaxis(x, 0, -1), np.ones(n, x.dtype), np.zeros(n, x.dtype), eps)
+        unit = forward(np.moveaxis(x, 0, -1), eps=eps)
     except ValueError as err:
         raise ValueError(
             f"In the transposed view (each feature's batch column is one vector): {err}"
         ) from None
     normalized_x = np.moveaxis(unit.normalized_x, -1, 0)
     with numeric_guard("BatchNorm's gamma and beta"):
-        out = gamma * normalized_x + beta
+        # The graph's last two lines (gx, out), per feature, outside the transpose.
+        values = {"normalized_x": normalized_x, "gamma": gamma, "beta": beta}
+        out = run_lines(LINES[-2:], values, (-1,), eps)["out"]
         # gamma sits outside the transposed LayerNorm, so its factor is applied before entering.
-        dnormalized_x = dout * gamma
+        dnormalized_x = dout if gamma is None else dout * gamma
     dx = np.moveaxis(backward(np.moveaxis(dnormalized_x, 0, -1), unit).dx, -1, 0)
-    axes = param_axes(x.ndim)
-    return BatchNormResult(
-        dx=dx,
-        dgamma=np.sum(dout * normalized_x, axis=axes),
-        dbeta=np.sum(dout, axis=axes),
-        out=out,
-    )
+    dgamma, dbeta = param_grads(dout, normalized_x, gamma, beta)
+    return BatchNormResult(dx=dx, dgamma=dgamma, dbeta=dbeta, out=out)
 
 
 def compare_bn_ln(

@@ -17,13 +17,13 @@ from enum import Enum
 
 import numpy as np
 
-from ln_core.backward import Grads
+from ln_core.backward import Grads, times_gamma
 from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
 from ln_core.forward import Cache, forward
 from ln_core.gradcheck import default_h
 from ln_core.jacobian import one_vector
 from ln_core.numerical import check_h, perturbed_copies
-from ln_core.validation import check_dout, numeric_guard
+from ln_core.validation import check_dout, numeric_guard, param_shape
 
 
 class Bug(Enum):
@@ -129,8 +129,10 @@ def buggy_backward(dout: np.ndarray, cache: Cache, bug: Bug | str) -> Grads:
     dout = check_dout(dout, cache.x.shape, cache.dtype)
     correct = closed_form_backward(dout, cache)
     with numeric_guard("The buggy backward"):
+        # A skipped gamma is a gamma of ones (which FORGET_GAMMA then cannot change).
+        gamma = times_gamma(np.ones(param_shape(cache.x.shape, cache.axis), cache.dtype), cache)
         parts = recipe.ingredients(
-            _Ingredients(dout, cache.gamma, cache.normalized_x, cache.inv_sqrt_sve), cache
+            _Ingredients(dout, gamma, cache.normalized_x, cache.inv_sqrt_sve), cache
         )
         terms = dx_path_terms(
             parts.dout * parts.gamma, parts.normalized_x, parts.inv_sqrt_sve, cache.axis

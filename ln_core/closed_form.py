@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.backward import Grads, param_axes
+from ln_core.backward import Grads, cache_param_grads, times_gamma
 from ln_core.forward import Cache
 from ln_core.validation import check_dout, numeric_guard
 
@@ -35,12 +35,15 @@ class PathTerms:
 
 
 def dx_path_terms(
-    dnormalized_x: np.ndarray, normalized_x: np.ndarray, inv_sqrt_sve: np.ndarray, axis: int
+    dnormalized_x: np.ndarray,
+    normalized_x: np.ndarray,
+    inv_sqrt_sve: np.ndarray,
+    axis: tuple[int, ...],
 ) -> PathTerms:
     """The three terms of dx from dnormalized_x (= dout * gamma).
 
     dnormalized_x, normalized_x: shape S (or broadcastable to it); inv_sqrt_sve: S with
-    S[axis] = 1. `axis` must be negative so that leading stack axes broadcast.
+    S[a] = 1 for a in axis. The axes must be negative so that leading stack axes broadcast.
     """
     with numeric_guard("The closed-form backward"):
         mean_g = np.mean(dnormalized_x, axis=axis, keepdims=True)
@@ -55,13 +58,11 @@ def dx_path_terms(
 def closed_form_backward(dout: np.ndarray, cache: Cache) -> Grads:
     """dx, dgamma, dbeta from the compact formula; equals `backward` to rounding.
 
-    dout: x's shape. Returns Grads with dx (x's shape), dgamma and dbeta (D,).
+    dout: x's shape. Returns Grads with dx (x's shape), dgamma and dbeta (gamma's shape, or
+    None when skipped).
     """
     dout = check_dout(dout, cache.x.shape, cache.dtype)
-    terms = dx_path_terms(dout * cache.gamma, cache.normalized_x, cache.inv_sqrt_sve, cache.axis)
-    axes = param_axes(dout.ndim)
-    return Grads(
-        dx=terms.total,
-        dgamma=np.sum(dout * cache.normalized_x, axis=axes),
-        dbeta=np.sum(dout, axis=axes),
-    )
+    g = times_gamma(dout, cache)
+    terms = dx_path_terms(g, cache.normalized_x, cache.inv_sqrt_sve, cache.axis)
+    dgamma, dbeta = cache_param_grads(dout, cache)
+    return Grads(dx=terms.total, dgamma=dgamma, dbeta=dbeta)

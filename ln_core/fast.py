@@ -16,10 +16,21 @@ serves both out and dx. Every sum is a matrix-vector product (BLAS) on the block
 The calling thread and threads - 1 pool threads claim blocks from a shared queue; NumPy and
 BLAS release the GIL inside their loops, so the blocks really run at the same time. Each block
 writes its own row of partial dgamma/dbeta sums, added in block order at the end.
+
+Every row sum is a BLAS dot over at most 4096 entries, the chunks then added in float64, so
+its error does not grow with D (a single dot over 2^22 float32 entries would be 60x less
+accurate than PyTorch). With D = 1 the two terms of dx cancel only to rounding, times
+1/sqrt(eps); dx is then set to its exact value, 0.
+
+Why it lives in ln_core and not in bench/: it is the same math as `forward` and `backward`
+(the tests hold it to them on every input), and bench/ and the tests use it as ln_core's fast
+kernel. It is kept apart from the prose, as llm.c keeps its fast kernels apart from
+doc/layernorm: no page imports it, and nothing in the staged graph depends on it.
 """
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
@@ -27,7 +38,14 @@ from queue import Empty, SimpleQueue
 
 import numpy as np
 
-from ln_core.validation import check_dout, check_eps, check_input_x, check_params, numeric_guard
+from ln_core.validation import (
+    check_axis,
+    check_dout,
+    check_eps,
+    check_input_x,
+    check_params,
+    numeric_guard,
+)
 
 # Bytes of one (block_rows, D) array. On (32, 128, 768) float32 with two threads, blocks of
 # 128-512 rows (384 KiB-1.5 MiB) are within 5% of each other, 256-341 rows the fastest:
@@ -36,32 +54,39 @@ from ln_core.validation import check_dout, check_eps, check_input_x, check_param
 # product, which fight these for the same cores.
 _BLOCK_BYTES = 1024 * 1024
 
+# Entries a single BLAS dot adds up along a row. float32 BLAS accumulates in float32, so its
+# error grows with the count: longer rows are cut into chunks of this many, whose sums are then
+# added in float64, and the error of every row sum stays flat in D (2^22 entries included).
+_CHUNK = 4096
+
 
 @dataclass(frozen=True)
 class FastResult:
-    """out and dx have x's shape; dgamma and dbeta are (D,); all in x's dtype.
+    """out and dx have x's shape; dgamma and dbeta have gamma's shape ((D,), or the normalized
+    block's), None for a skipped parameter; all in x's dtype.
 
     out and dx are two halves of one allocation, freed when neither is referenced.
     """
 
     out: np.ndarray
     dx: np.ndarray
-    dgamma: np.ndarray
-    dbeta: np.ndarray
+    dgamma: np.ndarray | None
+    dbeta: np.ndarray | None
 
 
 @dataclass(frozen=True)
 class _Problem:
     """One call's work: the inputs flattened to rows, the outputs, and the blocks not yet done.
 
-    x, dout, out, dx: (N, D); gamma, beta: (D,); dgamma_parts, dbeta_parts: (blocks, D), one row
+    x, dout, out, dx: (N, D); gamma: (D,) (ones when skipped); beta: (D,) or None;
+    dgamma_parts, dbeta_parts: (blocks, D), one row
     per block of `block_rows` rows; todo: the indices of blocks no thread has claimed yet.
     """
 
     x: np.ndarray
     dout: np.ndarray
     gamma: np.ndarray
-    beta: np.ndarray
+    beta: np.ndarray | None
     eps: float
     block_rows: int
     out: np.ndarray
@@ -104,26 +129,39 @@ def _work(p: _Problem) -> None:
             xc, s_gamma, work = xc_buffer[:n], s_buffer[:n], work_buffer[:n]
             # np.dot, not @: NumPy's matmul keeps the GIL for a single matrix-vector product,
             # which would make the two threads take turns.
-            np.subtract(x, (np.dot(x, ones_d) / d)[:, None], out=xc)
+            np.subtract(x, (_row_dot(x, ones_d) / d)[:, None], out=xc)
             np.multiply(xc, xc, out=work)
-            s = 1.0 / np.sqrt(np.dot(work, ones_d) / d + p.eps)
+            s = 1.0 / np.sqrt(_row_dot(work, ones_d) / d + p.eps)
             # A k = 1 matrix product: BLAS writes the outer product twice as fast as
             # multiply() broadcasting one value per row.
             np.dot(s[:, None], p.gamma[None, :], out=s_gamma)
             np.multiply(xc, s_gamma, out=out)
-            out += p.beta
+            if p.beta is not None:
+                out += p.beta
 
             np.dot(ones_rows[:n], dout, out=p.dbeta_parts[index])
             np.multiply(dout, xc, out=work)
             np.dot(s, work, out=p.dgamma_parts[index])
-            sum_g = np.dot(dout, p.gamma)
-            sum_g_xc = np.dot(work, p.gamma)
+            sum_g = _row_dot(dout, p.gamma)
+            sum_g_xc = _row_dot(work, p.gamma)
             # s * s before the product with s * sum_g_xc: s**3 alone overflows float32 already
             # for variances near 1e-26 (eps = 0), where the staged pass still has an answer.
             np.multiply(xc, ((s * s) * (s * sum_g_xc) / d)[:, None], out=dx)
             dx += (s * sum_g / d)[:, None]
             np.multiply(dout, s_gamma, out=work)
             np.subtract(work, dx, out=dx)
+
+
+def _row_dot(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """a @ v for a block of rows a (n, D) and v (D,): (n,), with an error flat in D."""
+    d = a.shape[1]
+    if d <= _CHUNK:
+        return np.dot(a, v)
+    starts = range(0, d, _CHUNK)
+    parts = np.empty((len(starts), a.shape[0]), a.dtype)
+    for k, start in enumerate(starts):
+        np.dot(a[:, start : start + _CHUNK], v[start : start + _CHUNK], out=parts[k])
+    return parts.sum(axis=0, dtype=np.float64).astype(a.dtype)
 
 
 def _claim(todo: SimpleQueue) -> int | None:
@@ -154,30 +192,40 @@ def _run(p: _Problem, threads: int) -> None:
 
 def layernorm_forward_backward(
     x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
+    gamma: np.ndarray | None,
+    beta: np.ndarray | None,
     dout: np.ndarray,
     eps: float = 1e-5,
     block_rows: int | None = None,
     threads: int = 2,
+    axis: int | tuple[int, ...] = -1,
 ) -> FastResult:
-    """LayerNorm over the last axis and the gradients of sum(dout * out), fused.
+    """LayerNorm over the trailing `axis` and the gradients of sum(dout * out), fused.
 
-    x, dout: (D,), (N, D) or (B, L, D); gamma, beta: (D,). Equals `forward` then `backward`
-    to rounding, in x's dtype (float32 stays float32), and the result is the same for any
-    `threads` and from run to run. block_rows=None picks blocks of about 1 MiB per array;
-    threads counts the calling thread, so threads=1 uses no other. Raises ValueError on bad
-    input or when a value is not representable (for instance a zero variance with eps = 0).
+    x, dout: (D,), (N, D) or (B, L, D); gamma, beta: (D,), or the block's shape when several
+    trailing axes are normalized (each block is then one row of P entries), or None to skip.
+    Equals `forward` then `backward` to rounding, in x's dtype (float32 stays float32), and the
+    result is the same for any `threads` and from run to run. block_rows=None picks blocks of
+    about 1 MiB per array; threads counts the calling thread, so threads=1 uses no other.
+    Raises ValueError on bad input or when a value is not representable (for instance a zero
+    variance with eps = 0).
     """
     # x and dout are not scanned for NaN and inf up front (that pass alone costs half of
     # PyTorch's whole time here): a non-finite entry makes the dgamma/dbeta sums non-finite or
     # trips the numeric guard, and only then are the inputs scanned, for the message.
     x = check_input_x(x, finite=False)
-    gamma, beta = check_params(x, gamma, beta)
+    axis = check_axis(axis, x.ndim)
+    if axis != tuple(range(-len(axis), 0)):
+        raise ValueError(
+            f"The fused kernel normalizes over trailing axes only (LayerNorm), not axis {axis}; "
+            "use forward and backward for BatchNorm's view."
+        )
+    gamma, beta = check_params(x, gamma, beta, axis)
     dout = check_dout(dout, x.shape, x.dtype, finite=False)
     eps = check_eps(eps)
     threads = _check_count("threads", threads)
-    d = x.shape[-1]
+    param_shape = x.shape[x.ndim - len(axis) :]
+    d = math.prod(param_shape)
     if block_rows is None:
         block_rows = max(1, _BLOCK_BYTES // (d * x.itemsize))
     block_rows = _check_count("block_rows", block_rows)
@@ -195,8 +243,8 @@ def layernorm_forward_backward(
     problem = _Problem(
         x=flat_x,
         dout=np.ascontiguousarray(dout).reshape(-1, d),
-        gamma=gamma,
-        beta=beta,
+        gamma=np.ones(d, x.dtype) if gamma is None else gamma.reshape(-1),
+        beta=None if beta is None else beta.reshape(-1),
         eps=eps,
         block_rows=block_rows,
         out=out,
@@ -213,6 +261,10 @@ def layernorm_forward_backward(
     # Summing the per-block partials in block order makes the result independent of which
     # thread did which block: the same inputs give the same bits for any thread count.
     dgamma, dbeta = problem.dgamma_parts.sum(axis=0), problem.dbeta_parts.sum(axis=0)
+    if d == 1:
+        # One entry per row: x - mean(x) is exactly 0, so out = beta and dx = 0 whatever x is.
+        # The formula's two terms cancel only to rounding, times 1/sqrt(eps): say it exactly.
+        problem.dx.fill(0)
     if not (np.isfinite(dgamma).all() and np.isfinite(dbeta).all()):
         _check_finite(x, dout)
         raise ValueError(
@@ -221,8 +273,8 @@ def layernorm_forward_backward(
     return FastResult(
         out=problem.out.reshape(x.shape),
         dx=problem.dx.reshape(x.shape),
-        dgamma=dgamma,
-        dbeta=dbeta,
+        dgamma=None if gamma is None else dgamma.reshape(param_shape),
+        dbeta=None if beta is None else dbeta.reshape(param_shape),
     )
 
 

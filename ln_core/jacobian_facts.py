@@ -57,21 +57,21 @@ def predicted_eigenvalues(cache: Cache) -> np.ndarray:
     only exists as a separate direction when D >= 2).
     """
     d = cache.n
-    scale = float(cache.gamma[0] * cache.inv_sqrt_sve[0])
+    scale = float((1.0 if cache.gamma is None else cache.gamma[0]) * cache.inv_sqrt_sve[0])
     on_xhat = [scale * cache.eps / float(cache.sve[0])] if d >= 2 else []
     values = [scale] * (d - 2) + [0.0] + on_xhat
     return np.sort(np.asarray(values, dtype=cache.dtype))
 
 
 def jacobian_facts(
-    x: np.ndarray, gamma: np.ndarray, dout: np.ndarray, eps: float = 1e-5
+    x: np.ndarray, gamma: np.ndarray | None, dout: np.ndarray, eps: float = 1e-5
 ) -> JacobianFacts:
-    """The Jacobian page's facts for one vector. x, gamma, dout: (D,)."""
+    """The Jacobian page's facts for one vector. x, gamma, dout: (D,); gamma None means 1."""
     x = one_vector(x)
-    cache = forward(x, gamma, np.zeros(x.shape[0]), eps)
+    cache = forward(x, gamma, None, eps)
     jac = jacobian(cache.x, cache.gamma, eps)
     grads = backward(dout, cache)
-    uniform = bool(np.all(cache.gamma == cache.gamma[0]))
+    uniform = cache.gamma is None or bool(np.all(cache.gamma == cache.gamma[0]))
     with numeric_guard("The Jacobian facts"):
         if uniform:
             # Symmetric in exact arithmetic; averaging removes rounding so eigvalsh applies.

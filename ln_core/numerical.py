@@ -1,8 +1,9 @@
 """Numerical gradients by central differences, for every element, without re-running the batch.
 
 The loss is L = sum(dout * out). Two facts of the graph keep this cheap:
-- perturbing x_j changes only the vector it belongs to, so each vector is perturbed as a stack
-  of D copies (one per element) and only that stack is normalized again;
+- perturbing x_j changes only the group it belongs to (its vector, or its block when several
+  axes are normalized), so each group is perturbed as a stack of copies (one per element) and
+  only that stack is normalized again;
 - gamma_j and beta_j only touch output column j, so shifting all of gamma (or beta) at once by
   +h and -h gives every column's difference in two forward passes (out is linear in them, so
   their step is raised to at least cbrt(machine eps) times their size when h is smaller).
@@ -12,11 +13,12 @@ which matters in float32 where x + h rounds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
-from ln_core.backward import Grads, param_axes
+from ln_core.backward import Grads, param_axes, times_gamma
 from ln_core.forward import Cache, forward
 from ln_core.validation import check_dout, numeric_guard
 
@@ -59,66 +61,91 @@ def copies_per_chunk(copy_size: int) -> int:
     return max(1, _STACK_ELEMENTS // max(1, copy_size))
 
 
+def to_rows(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """a with the normalized axes moved last and flattened: (groups, P), one group per row."""
+    k = len(axis)
+    moved = np.moveaxis(a, axis, tuple(range(-k, 0)))
+    return moved.reshape(-1, math.prod(moved.shape[moved.ndim - k :]))
+
+
+def from_rows(rows: np.ndarray, like: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """Undo `to_rows`: rows (groups, P) back to the shape and axis order of `like`."""
+    k = len(axis)
+    moved_shape = np.moveaxis(like, axis, tuple(range(-k, 0))).shape
+    return np.moveaxis(rows.reshape(moved_shape), tuple(range(-k, 0)), axis)
+
+
 def _numerical_dx(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
-    """dL/dx, x's shape: every vector perturbed as a stack of copies, normalized on its own."""
-    rows_x = np.moveaxis(cache.x, cache.axis, -1)
-    moved_shape = rows_x.shape
-    k = moved_shape[-1]
-    rows_x = rows_x.reshape(-1, k)
+    """dL/dx, x's shape: every group perturbed as a stack of copies, normalized on its own.
+
+    A group normalized over several axes is one vector of P entries to LayerNorm, so each is
+    flattened to a row (P,).
+    """
+    rows_x = to_rows(cache.x, cache.axis)
+    k = rows_x.shape[-1]
     # Only normalized_x depends on x: gamma scales its change and beta cancels in the difference.
-    weight = np.moveaxis(dout * cache.gamma, cache.axis, -1).reshape(-1, k)
-    ones, zeros = np.ones(k, cache.dtype), np.zeros(k, cache.dtype)
+    weight = to_rows(times_gamma(dout, cache), cache.axis)
     grad = np.empty_like(rows_x)
     chunk = copies_per_chunk(k * k)
     for start in range(0, rows_x.shape[0], chunk):
         block = slice(start, start + chunk)
         plus, minus, step = perturbed_copies(rows_x[block], h)
         change = (
-            forward(plus, ones, zeros, cache.eps).normalized_x
-            - forward(minus, ones, zeros, cache.eps).normalized_x
+            forward(plus, eps=cache.eps).normalized_x - forward(minus, eps=cache.eps).normalized_x
         )
         grad[block] = np.einsum("gck,gk->gc", change, weight[block]) / step
-    return np.moveaxis(grad.reshape(moved_shape), -1, cache.axis)
+    return from_rows(grad, cache.x, cache.axis)
 
 
-def _numerical_params(cache: Cache, dout: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
-    """dL/dgamma, dL/dbeta, (D,) each: all of gamma (or beta) shifted at once, column by column."""
-    axes = param_axes(cache.x.ndim)
-    # out is linear in gamma and beta, so the step only has to survive rounding: at least
-    # cbrt(machine eps) times their size. (h is sized for x; for an x with a tiny spread it is
-    # so small that gamma + h == gamma and the difference would be 0 / 0.)
-    unit = max(1.0, float(np.max(np.abs(cache.gamma))), float(np.max(np.abs(cache.beta))))
-    step = max(h, float(np.cbrt(np.finfo(cache.dtype).eps)) * unit)
-    shift = np.full_like(cache.gamma, step)
-    zero = np.zeros_like(shift)
+def parameter_step(cache: Cache, h: float) -> float:
+    """The step for gamma and beta: h, raised to at least cbrt(machine eps) times their size.
 
-    def column_difference(gamma_shift: np.ndarray, beta_shift: np.ndarray) -> np.ndarray:
-        plus = forward(
-            cache.x, cache.gamma + gamma_shift, cache.beta + beta_shift, cache.eps, cache.axis
-        ).out
-        minus = forward(
-            cache.x, cache.gamma - gamma_shift, cache.beta - beta_shift, cache.eps, cache.axis
-        ).out
-        return np.sum(dout * (plus - minus), axis=axes)
+    out is linear in them, so the step only has to survive rounding. (h is sized for x; for an
+    x with a tiny spread it is so small that gamma + h == gamma and the difference would be
+    0 / 0.)
+    """
+    sizes = [float(np.max(np.abs(p))) for p in (cache.gamma, cache.beta) if p is not None]
+    unit = max([1.0, *sizes])
+    return max(h, float(np.cbrt(np.finfo(cache.dtype).eps)) * unit)
 
-    dgamma = column_difference(shift, zero) / ((cache.gamma + shift) - (cache.gamma - shift))
-    dbeta = column_difference(zero, shift) / ((cache.beta + shift) - (cache.beta - shift))
-    return dgamma, dbeta
+
+def _numerical_params(
+    cache: Cache, dout: np.ndarray, h: float
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """dL/dgamma, dL/dbeta (their shape; None if skipped): all of one shifted at once."""
+    axes = param_axes(cache.x.ndim, cache.param_ndim)
+    step = parameter_step(cache, h)
+
+    def derivative(name: str) -> np.ndarray | None:
+        value = getattr(cache, name)
+        if value is None:
+            return None
+        shift = np.full_like(value, step)
+        outs = [
+            forward(cache.x, eps=cache.eps, axis=cache.axis, **params).out
+            for params in (
+                {"gamma": cache.gamma, "beta": cache.beta, name: value + shift},
+                {"gamma": cache.gamma, "beta": cache.beta, name: value - shift},
+            )
+        ]
+        return np.sum(dout * (outs[0] - outs[1]), axis=axes) / ((value + shift) - (value - shift))
+
+    return derivative("gamma"), derivative("beta")
 
 
 def numerical_gradients(
     x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
+    gamma: np.ndarray | None,
+    beta: np.ndarray | None,
     dout: np.ndarray,
     eps: float = 1e-5,
     h: float = 1e-5,
-    axis: int = -1,
+    axis: int | tuple[int, ...] = -1,
 ) -> Grads:
     """Central-difference gradients of sum(dout * out) for EVERY element of x, gamma and beta.
 
     Shapes as in `forward`; dout has x's shape. Computed in x's dtype. Returns Grads with dx
-    (x's shape), dgamma and dbeta (D,).
+    (x's shape), dgamma and dbeta (their parameter's shape, or None when it is skipped).
     """
     cache = forward(x, gamma, beta, eps, axis)
     dout = check_dout(dout, cache.x.shape, cache.dtype)

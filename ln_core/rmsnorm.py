@@ -1,28 +1,20 @@
 """RMSNorm as a staged graph: LayerNorm without the mean node.
 
-    1  sq_x         = x ** 2
-    2  mean_sq      = mean(sq_x)              reduced over `axis`, kept as size 1
-    3  mse          = mean_sq + eps
-    4  sqrt_mse     = sqrt(mse)
-    5  inv_sqrt_mse = 1 / sqrt_mse
-    6  normalized_x = x * inv_sqrt_mse
-    7  gx           = gamma * normalized_x
-    8  out          = gx + beta
-
-Nothing is subtracted, so RMSNorm forgets the scale of x (for eps = 0) but not its offset:
-its Jacobian sends x to 0 but not the ones vector.
+Its eight lines are `RMS_LINES` below, run by the same code as LayerNorm's ten. Nothing is
+subtracted, so RMSNorm forgets the scale of x (for eps = 0) but not its offset: its Jacobian
+sends x to 0 but not the ones vector. RMSNorm as published has a gamma and no beta, so beta
+defaults to None here (gamma may be None too).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 
-from ln_core.backward import Grads, param_axes
-from ln_core.forward import StagedCache
-from ln_core.jacobian import one_vector
+from ln_core.backward import Grads, cache_param_grads, times_gamma
+from ln_core.forward import Line, run_lines, staged_cache_class
+from ln_core.jacobian import flat_gamma, one_vector
 from ln_core.validation import (
     check_axis,
     check_dout,
@@ -32,40 +24,32 @@ from ln_core.validation import (
     numeric_guard,
 )
 
-RMS_NODE_NAMES = (
-    "sq_x",
-    "mean_sq",
-    "mse",
-    "sqrt_mse",
-    "inv_sqrt_mse",
-    "normalized_x",
-    "gx",
-    "out",
+RMS_LINES = tuple(
+    Line.parse(text)
+    for text in (
+        "sq_x         = x ** 2",
+        "mean_sq      = mean(sq_x)",
+        "mse          = mean_sq + eps",
+        "sqrt_mse     = sqrt(mse)",
+        "inv_sqrt_mse = 1 / sqrt_mse",
+        "normalized_x = x * inv_sqrt_mse",
+        "gx           = gamma * normalized_x",
+        "out          = gx + beta",
+    )
 )
+RMS_NODE_NAMES = tuple(line.name for line in RMS_LINES)
 
+RMSCache = staged_cache_class(
+    "RMSCache",
+    RMS_LINES,
+    __name__,
+    """Inputs and the eight nodes of one RMSNorm forward pass (one field per line of RMS_LINES).
 
-@dataclass(frozen=True)
-class RMSCache(StagedCache):
-    """Inputs and the eight nodes of one RMSNorm forward pass.
-
-    Shapes, for x of shape S normalized over `axis`: gamma, beta: (D,) on the last axis.
-    mean_sq, mse, sqrt_mse, inv_sqrt_mse have shape S with S[axis] = 1; the other nodes have S.
-    """
-
-    NODES: ClassVar[tuple[str, ...]] = RMS_NODE_NAMES
-    x: np.ndarray
-    gamma: np.ndarray
-    beta: np.ndarray
-    eps: float
-    axis: int
-    sq_x: np.ndarray = field(repr=False)
-    mean_sq: np.ndarray = field(repr=False)
-    mse: np.ndarray = field(repr=False)
-    sqrt_mse: np.ndarray = field(repr=False)
-    inv_sqrt_mse: np.ndarray = field(repr=False)
-    normalized_x: np.ndarray = field(repr=False)
-    gx: np.ndarray = field(repr=False)
-    out: np.ndarray = field(repr=False)
+    Shapes, for x of shape S normalized over `axis`: gamma, beta as in `forward` (beta is None
+    unless given: RMSNorm has none). mean_sq, mse, sqrt_mse, inv_sqrt_mse have shape S with
+    S[a] = 1 for a in axis; the other nodes have S.
+    """,
+)
 
 
 @dataclass(frozen=True)
@@ -101,53 +85,37 @@ def _check_mse(mse: np.ndarray) -> None:
 
 def rms_forward(
     x: np.ndarray,
-    gamma: np.ndarray,
-    beta: np.ndarray,
+    gamma: np.ndarray | None = None,
+    beta: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int = -1,
+    axis: int | tuple[int, ...] = -1,
 ) -> RMSCache:
     """Staged RMSNorm forward: out = gamma * x / sqrt(mean(x^2) + eps) + beta.
 
-    x: (D,), (N, D) or (B, L, D); gamma, beta: (D,). Returns an RMSCache whose `out` has x's
-    shape and dtype. Raises ValueError on any input where the result is undefined.
+    x: (D,), (N, D) or (B, L, D); gamma, beta: as in `forward`, each optional (RMSNorm as
+    published has a gamma and no beta). Returns an RMSCache whose `out` has x's shape and
+    dtype. Raises ValueError on any input where the result is undefined.
     """
     x = check_input_x(x)
-    gamma, beta = check_params(x, gamma, beta)
     eps = check_eps(eps)
     axis = check_axis(axis, x.ndim)
+    gamma, beta = check_params(x, gamma, beta, axis)
+    after_mse = RMS_NODE_NAMES.index("mse") + 1
     with numeric_guard("The RMSNorm forward pass"):
-        sq_x = x**2
-        mean_sq = np.mean(sq_x, axis=axis, keepdims=True)
-        mse = mean_sq + eps
+        nodes = run_lines(
+            RMS_LINES, {"x": x, "gamma": gamma, "beta": beta}, axis, eps, stop=after_mse
+        )
         # Name a zero mean square before sqrt and 1/x turn it into a generic error.
-        _check_mse(mse)
-        sqrt_mse = np.sqrt(mse)
-        inv_sqrt_mse = 1.0 / sqrt_mse
-        normalized_x = x * inv_sqrt_mse
-        gx = gamma * normalized_x
-        out = gx + beta
-    return RMSCache(
-        x=x,
-        gamma=gamma,
-        beta=beta,
-        eps=eps,
-        axis=axis,
-        sq_x=sq_x,
-        mean_sq=mean_sq,
-        mse=mse,
-        sqrt_mse=sqrt_mse,
-        inv_sqrt_mse=inv_sqrt_mse,
-        normalized_x=normalized_x,
-        gx=gx,
-        out=out,
-    )
+        _check_mse(nodes["mse"])
+        nodes = run_lines(RMS_LINES, nodes, axis, eps, first=after_mse)
+    return RMSCache(eps=eps, axis=axis, **nodes)
 
 
 def rms_backward(dout: np.ndarray, cache: RMSCache) -> RMSGrads:
     """Staged RMSNorm backward for the loss sum(dout * out).
 
     dout: x's shape (cast to x's dtype). Returns RMSGrads: dx (x's shape), dgamma and dbeta
-    (D,), and every node's gradient.
+    (their parameter's shape, or None when skipped), and every node's gradient.
     """
     dout = check_dout(dout, cache.x.shape, cache.dtype)
     axis = cache.axis
@@ -157,13 +125,12 @@ def rms_backward(dout: np.ndarray, cache: RMSCache) -> RMSGrads:
         return np.sum(a, axis=axis, keepdims=True)
 
     with numeric_guard("The RMSNorm backward pass"):
-        # 8  out = gx + beta
+        # 8  out = gx + beta          (dbeta below, with dgamma)
         dgx = dout
-        dbeta = np.sum(dout, axis=param_axes(dout.ndim))
 
         # 7  gx = gamma * normalized_x
-        dgamma = np.sum(cache.normalized_x * dgx, axis=param_axes(dgx.ndim))
-        dnormalized_x = cache.gamma * dgx
+        dnormalized_x = times_gamma(dgx, cache)
+        dgamma, dbeta = cache_param_grads(dout, cache)
 
         # 6  normalized_x = x * inv_sqrt_mse
         dx_via_normalized_x = cache.inv_sqrt_mse * dnormalized_x
@@ -202,15 +169,21 @@ def rms_backward(dout: np.ndarray, cache: RMSCache) -> RMSGrads:
     )
 
 
-def rms_jacobian(x: np.ndarray, gamma: np.ndarray, eps: float = 1e-5) -> np.ndarray:
-    """J[i, j] = d out_i / d x_j for one vector x (D,); shape (D, D), x's dtype.
+def rms_jacobian(
+    x: np.ndarray,
+    gamma: np.ndarray | None = None,
+    eps: float = 1e-5,
+    axis: int | tuple[int, ...] = -1,
+) -> np.ndarray:
+    """J[i, j] = d out_i / d x_j for one group x ((D,), or a block flattened to P entries).
 
     With s = 1/sqrt(mean(x^2) + eps) and xhat = x * s: J[i, j] = gamma_i s (delta_ij -
-    xhat_i xhat_j / D). Written from the formula, not from rms_backward, so each checks the other.
+    xhat_i xhat_j / P). Written from the formula, not from rms_backward, so each checks the other.
+    Shape (P, P), x's dtype.
     """
-    x = one_vector(x)
-    cache = rms_forward(x, gamma, np.zeros(x.shape[-1]), eps)
+    cache = rms_forward(one_vector(x, axis), flat_gamma(x, gamma, axis), None, eps)
     xhat, s = cache.normalized_x, cache.inv_sqrt_mse
+    scale = s if cache.gamma is None else cache.gamma[:, None] * s
     with numeric_guard("The RMSNorm Jacobian"):
         projection = np.eye(cache.n, dtype=cache.dtype) - np.outer(xhat, xhat) / cache.n
-        return cache.gamma[:, None] * s * projection
+        return scale * projection

@@ -57,7 +57,12 @@ def as_float_array(
     with np.errstate(over="ignore", invalid="ignore"):
         array = array.astype(dtype, copy=False)
     if array.size == 0:
-        raise ValueError(f"{name} is empty; it needs at least one number.")
+        # PyTorch returns an empty result for (0, D); here every page needs numbers to show,
+        # and an empty input is always a slip, so it is named rather than passed through.
+        raise ValueError(
+            f"{name} is empty (shape {array.shape}); it needs at least one number. "
+            "There is nothing to normalize."
+        )
     if not finite:
         return array
     bad = ~np.isfinite(array)
@@ -98,16 +103,42 @@ def check_eps(eps: Any) -> float:
     return value
 
 
-def check_axis(axis: Any, ndim: int) -> int:
-    """Return `axis` as a negative index (so a stacked leading axis never shifts it)."""
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise ValueError(f"axis must be an integer, got {axis!r}.")
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"axis {axis} is out of range for an input with {ndim} dimension(s); "
-            f"use an axis from {-ndim} to {ndim - 1}."
-        )
-    return int(axis) - ndim if axis >= 0 else int(axis)
+def check_axis(axis: Any, ndim: int) -> tuple[int, ...]:
+    """Return `axis` (one axis or several) as a sorted tuple of negative indices.
+
+    Negative, so a stacked leading axis never shifts them. (-1,) normalizes each vector over its
+    features; (-2, -1) normalizes each (L, D) block, like torch.nn.LayerNorm((L, D)); (0,) is
+    BatchNorm's view (each feature over the batch).
+    """
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if not axes:
+        raise ValueError("axis must name at least one axis to normalize over.")
+    checked = []
+    for one in axes:
+        if isinstance(one, bool) or not isinstance(one, (int, np.integer)):
+            raise ValueError(
+                f"axis must be an integer, got {axis!r} (or a tuple of integers for several)."
+            )
+        if not -ndim <= one < ndim:
+            raise ValueError(
+                f"axis {one} is out of range for an input with {ndim} dimension(s); "
+                f"use an axis from {-ndim} to {ndim - 1}."
+            )
+        checked.append(int(one) - ndim if one >= 0 else int(one))
+    if len(set(checked)) != len(checked):
+        raise ValueError(f"axis {axis!r} names the same axis twice.")
+    return tuple(sorted(checked))
+
+
+def param_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of gamma and beta for x of `shape` normalized over `axes` (from check_axis).
+
+    Over the trailing axes (LayerNorm) they cover the normalized block, as in PyTorch: (D,) for
+    (-1,), (L, D) for (-2, -1). Over any other axes (BatchNorm's view) they act per feature on
+    the last axis: (D,).
+    """
+    trailing = axes == tuple(range(-len(axes), 0))
+    return tuple(shape[len(shape) - len(axes) :]) if trailing else (shape[-1],)
 
 
 def check_input_x(x: Any, finite: bool = True) -> np.ndarray:
@@ -118,15 +149,22 @@ def check_input_x(x: Any, finite: bool = True) -> np.ndarray:
     return array
 
 
-def check_params(x: np.ndarray, gamma: Any, beta: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Validate gamma and beta: (D,) with D = x.shape[-1], cast to x's dtype."""
-    d = x.shape[-1]
-    why = f"one entry per feature; x has D = {d} features on its last axis"
-    gamma = as_float_array("gamma", gamma, x.dtype)
-    check_shape("gamma", gamma, (d,), why)
-    beta = as_float_array("beta", beta, x.dtype)
-    check_shape("beta", beta, (d,), why)
-    return gamma, beta
+def check_params(
+    x: np.ndarray, gamma: Any, beta: Any, axes: tuple[int, ...] = (-1,)
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Validate gamma and beta, each None (skipped) or of `param_shape`, cast to x's dtype."""
+    shape = param_shape(x.shape, axes)
+    if len(shape) == 1:
+        why = f"one entry per feature; x has D = {shape[0]} features on its last axis"
+    else:
+        why = f"one entry per normalized entry; x is normalized over its last {len(shape)} axes"
+    checked = []
+    for name, value in (("gamma", gamma), ("beta", beta)):
+        if value is not None:
+            value = as_float_array(name, value, x.dtype)
+            check_shape(name, value, shape, why)
+        checked.append(value)
+    return checked[0], checked[1]
 
 
 def check_dout(

@@ -6,6 +6,7 @@ bench/bench_pages.py); above it the page says why instead of hanging.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import streamlit as st
@@ -31,22 +32,29 @@ CAPS = {
     "residual": Cap(32, 1024, "every entry of x and of W (D x D) is checked numerically"),
     "batchnorm": Cap(1024, 16384, "the heatmaps draw every entry"),
     "export": Cap(1024, 4096, "the report and the bundle hold every node of every entry"),
+    # Not a whole page: the Inputs page's tables, each entry an editable cell in the browser.
+    "inputs": Cap(256, 8192, "every entry is a cell of its own"),
 }
+
+
+def refusal(page: str, x_shape: tuple[int, ...], what: str = "This page") -> str | None:
+    """Why an x of this shape is too large for `page` (a sentence for students), or None."""
+    cap = CAPS[page]
+    d, size = x_shape[-1], math.prod(x_shape)
+    if d <= cap.max_d and (cap.max_entries is None or size <= cap.max_entries):
+        return None
+    limit = f"D up to {cap.max_d}" + (
+        f" and up to {cap.max_entries:,} entries" if cap.max_entries else ""
+    )
+    return (
+        f"{what} takes {limit}, because {cap.why}; the current x has D = {d} and "
+        f"{size:,} entries. Lower D or the number of vectors in the sidebar."
+    )
 
 
 def enforce(page: str) -> None:
     """Stop the page with an explanation if the current x is larger than its cap."""
-    cap = CAPS[page]
-    x = st.session_state["x"]
-    d = x.shape[-1]
-    too_many = cap.max_entries is not None and x.size > cap.max_entries
-    if d > cap.max_d or too_many:
-        limit = f"D up to {cap.max_d}" + (
-            f" and up to {cap.max_entries:,} entries" if cap.max_entries else ""
-        )
-        st.error(
-            f"This page takes {limit}, because {cap.why}; the current x has D = {d} and "
-            f"{x.size:,} entries. Lower D or the number of vectors in the sidebar.",
-            icon=":material/block:",
-        )
+    why = refusal(page, st.session_state["x"].shape)
+    if why is not None:
+        st.error(why, icon=":material/block:")
         st.stop()

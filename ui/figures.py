@@ -1,14 +1,31 @@
-"""Plotly figures: they only draw numbers from ln_core, with colours centred on 0."""
+"""Plotly figures: they only draw numbers from ln_core, with colours centred on 0.
+
+Building a figure runs every property through Plotly's validators, the costliest part of a
+chart's rerun, so each builder is cached by the content of its arguments and shared between
+sessions. st.plotly_chart only reads a figure (it serialises a copy), so sharing is safe as
+long as callers never modify what a builder returns.
+"""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import plotly.graph_objects as go
+import streamlit as st
+
+import ln_core
 
 # Red for positive, blue for negative, white at 0: readable on a projector and in grey scale.
 DIVERGING = "RdBu_r"
+MARGIN = dict(l=40, r=10, t=20, b=40)
+
+# Figures stay small (at most a few MB for a 512 x 512 heatmap); the bound and the time to live
+# keep a class's worth of distinct inputs from growing the server without end.
+_shared = st.cache_resource(max_entries=64, ttl=1800, show_spinner=False)
 
 
+@_shared
 def heatmap(
     matrix: np.ndarray,
     title: str,
@@ -18,17 +35,20 @@ def heatmap(
     y0: int = 0,
     step: int = 1,
     height: int = 420,
+    boxes: Literal["rows", "columns"] | None = None,
 ) -> go.Figure:
     """A diverging heatmap centred at 0 whose hover shows (i, j, value).
 
     matrix: (R, C), sent as float32 to keep the page light. x0, y0, step place a window or a
-    block-downsampled matrix at the right coordinates.
+    block-downsampled matrix at the right coordinates. boxes outlines each row or each column.
     """
     limit = float(np.max(np.abs(matrix))) if matrix.size else 1.0
     rows, cols = matrix.shape
+    # float32 halves the payload, but turns entries past its range into inf.
+    light = limit <= float(np.finfo(np.float32).max)
     fig = go.Figure(
         go.Heatmap(
-            z=np.asarray(matrix, dtype=np.float32),
+            z=np.asarray(matrix, dtype=np.float32 if light else np.float64),
             x=x0 + step * np.arange(cols),
             y=y0 + step * np.arange(rows),
             colorscale=DIVERGING,
@@ -39,6 +59,8 @@ def heatmap(
             "<extra></extra>",
         )
     )
+    if boxes is not None:
+        fig.add_trace(_outlines(rows, cols, boxes))
     fig.update_layout(
         title=title,
         height=height,
@@ -49,6 +71,106 @@ def heatmap(
     return fig
 
 
+def _outlines(rows: int, cols: int, along: Literal["rows", "columns"]) -> go.Scatter:
+    """One rectangle per row (or column) of a (rows, cols) heatmap, as a single line trace.
+
+    One trace whatever the count: a Plotly shape per rectangle makes the browser and the
+    server pay per shape, which at D = 1024 columns took minutes.
+    """
+    if along == "rows":
+        index = np.arange(rows, dtype=np.float64)
+        left, right = np.full(rows, -0.5), np.full(rows, cols - 0.5)
+        top, bottom = index - 0.45, index + 0.45
+    else:
+        index = np.arange(cols, dtype=np.float64)
+        left, right = index - 0.45, index + 0.45
+        top, bottom = np.full(cols, -0.5), np.full(cols, rows - 0.5)
+    # Each rectangle is a closed path of five corners; NaN lifts the pen to the next one.
+    gap = np.full_like(left, np.nan)
+    xs = np.stack([left, right, right, left, left, gap], axis=1).ravel()
+    ys = np.stack([top, top, bottom, bottom, top, gap], axis=1).ravel()
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines",
+        line=dict(color="black", width=1.5),
+        hoverinfo="skip",
+        showlegend=False,
+        name="groups",
+    )
+
+
 def _integer_ticks(count: int) -> dict:
     """Whole-number ticks: every index when there are few, Plotly's choice otherwise."""
     return {"tickmode": "linear", "dtick": 1} if count <= 16 else {"tickformat": "d"}
+
+
+@_shared
+def error_vs_step(sweep: ln_core.StepSweep) -> go.Figure:
+    """Both dtypes' error curves against the step h (log-log), each with its default h."""
+    fig = go.Figure()
+    for curve, colour in ((sweep.float64, "#1c7ed6"), (sweep.float32, "#e8590c")):
+        name = curve.dtype.name
+        fig.add_trace(
+            go.Scatter(
+                x=sweep.steps, y=curve.errors, mode="lines+markers", name=name, line_color=colour
+            )
+        )
+        fig.add_vline(
+            x=curve.default_h,
+            line_dash="dash",
+            line_color=colour,
+            annotation_text=f"default h ({name})",
+            annotation_position="top",
+        )
+    fig.update_layout(
+        xaxis_type="log",
+        yaxis_type="log",
+        height=380,
+        xaxis_title="step h",
+        yaxis_title="relative error of dx",
+        margin=dict(l=40, r=10, t=30, b=40),
+    )
+    return fig
+
+
+@_shared
+def eigenvalues(found: np.ndarray, predicted: np.ndarray | None) -> go.Figure:
+    """found, predicted: (D,) ascending; the prediction drawn as crosses when there is one."""
+    order = np.arange(1, found.size + 1)
+    fig = go.Figure(go.Scatter(x=order, y=found, mode="markers", name="eigenvalues of J"))
+    if predicted is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=order,
+                y=predicted,
+                mode="markers",
+                marker_symbol="x",
+                marker_size=10,
+                name="predicted",
+            )
+        )
+    fig.update_layout(
+        height=320, xaxis_title="index (ascending)", yaxis_title="eigenvalue", margin=MARGIN
+    )
+    return fig
+
+
+@_shared
+def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> go.Figure:
+    """One bar group per entry, one bar per part; every part has the same (K,) shape."""
+    fig = go.Figure([go.Bar(name=name, y=value.reshape(-1)) for name, value in parts.items()])
+    fig.update_layout(
+        barmode="group", height=360, xaxis_title=x_title, yaxis_title=y_title, margin=MARGIN
+    )
+    return fig
+
+
+@_shared
+def overlaid_histograms(parts: dict[str, np.ndarray], x_title: str) -> go.Figure:
+    """The distribution of each part's entries, drawn over one another."""
+    fig = go.Figure(
+        [go.Histogram(x=np.ravel(value), name=name, opacity=0.6) for name, value in parts.items()]
+    )
+    fig.update_layout(barmode="overlay", height=260, margin=MARGIN, xaxis_title=x_title)
+    return fig

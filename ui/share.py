@@ -8,9 +8,9 @@ reported, so a tampered link never breaks the app.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,23 +19,17 @@ import streamlit as st
 
 from teaching.presets import PRESETS, make_example
 from ui import state
+from ui.errors import listed, literal
+from ui.limits import EPS_MAX, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
+from ui.numbers import parse_number, parse_whole
 from ui.steps import N_STEPS
 
-MAX_LINK_ENTRIES = 64  # arrays larger than this stay out of links (URLs have practical limits)
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
 HIDEABLE = ("controls",)
 
 
-def _integer(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        if not text.strip().lstrip("+-").isdigit():
-            raise ValueError("is not a whole number")
-        value = int(text)
-        if not low <= value <= high:
-            raise ValueError(f"must be from {low} to {high}")
-        return value
-
-    return parse
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    return partial(parse_whole, low=low, high=high)
 
 
 def _choice(options: Any) -> Callable[[str], str]:
@@ -48,12 +42,9 @@ def _choice(options: Any) -> Callable[[str], str]:
 
 
 def _eps(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError("is not a number") from None
-    if not math.isfinite(value) or not 0 <= value <= 10:
-        raise ValueError("must be a number from 0 to 10")
+    value = parse_number(text)
+    if not 0 <= value <= EPS_MAX:
+        raise ValueError(f"must be a number from 0 to {EPS_MAX:g}")
     return value
 
 
@@ -67,14 +58,14 @@ def _flag(text: str) -> bool:
 SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "preset": ("preset", _choice(PRESETS)),
     "shape": ("shape_kind", _choice(state.SHAPE_KINDS)),
-    **{k: (k, _integer(*state.LIMITS[k])) for k in ("d", "n", "b", "l", "seed")},
+    **{k: (k, _whole(SIDEBAR[k].low, SIDEBAR[k].high)) for k in ("d", "n", "b", "l", "seed")},
     "eps": ("eps", _eps),
     "dtype": ("dtype", _choice(state.DTYPES)),
     "upstream": ("upstream", _choice(state.UPSTREAM_KINDS)),
-    "onehot": ("one_hot_index", _integer(0, state.LIMITS["d"][1] - 1)),
-    "step": ("step", _integer(1, N_STEPS)),
-    "vb": ("view_b", _integer(0, state.LIMITS["n"][1] - 1)),
-    "vt": ("view_t", _integer(0, state.LIMITS["l"][1] - 1)),
+    "onehot": ("one_hot_index", _whole(0, SIDEBAR["d"].high - 1)),
+    "step": ("step", _whole(1, N_STEPS)),
+    "vb": ("view_b", _whole(0, SIDEBAR["n"].high - 1)),
+    "vt": ("view_t", _whole(0, SIDEBAR["l"].high - 1)),
     "norm": ("norm_kind", _choice(("layer", "batch", "rms"))),
     "presenter": ("presenter", _flag),
     "quiz": ("quiz", _flag),
@@ -93,15 +84,15 @@ class LinkState:
 
 def _parse_array(text: str) -> np.ndarray:
     cells = text.split(",")
-    if len(cells) > MAX_LINK_ENTRIES * 4:
-        raise ValueError(f"holds {len(cells)} numbers; a link may carry {MAX_LINK_ENTRIES}")
-    try:
-        values = np.array([float(c) for c in cells])
-    except ValueError:
-        raise ValueError("holds something that is not a number") from None
-    if not np.all(np.isfinite(values)):
-        raise ValueError("holds a value that is not a finite number")
-    return values
+    if len(cells) > LINK_MAX_CELLS:
+        raise ValueError(f"holds {len(cells)} numbers; a link may carry {LINK_MAX_ENTRIES}")
+    values = []
+    for position, cell in enumerate(cells, start=1):
+        try:
+            values.append(parse_number(cell))
+        except ValueError as err:
+            raise ValueError(f"number {position} {err}") from None
+    return np.array(values)
 
 
 def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
@@ -114,7 +105,7 @@ def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
             try:
                 values[state_key] = parser(params[key])
             except ValueError as err:
-                problems.append(f"{key}={params[key][:40]!r} {err}")
+                problems.append(f"{key}={literal(params[key])} {err}")
     for name in ARRAYS:
         if name in params:
             try:
@@ -126,7 +117,7 @@ def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
         if item in HIDEABLE or item in page_names:
             hidden.add(item)
         else:
-            problems.append(f"hide={item!r} names no page or control")
+            problems.append(f"hide={literal(item)} names no page or control")
     return LinkState(values, arrays, frozenset(hidden), problems)
 
 
@@ -169,7 +160,7 @@ def apply(link: LinkState, session: Any) -> list[str]:
 def encode(session: Any) -> dict[str, str]:
     """The query parameters that reproduce this session's view."""
     params = {key: _format(session[state_key]) for key, (state_key, _) in SCALARS.items()}
-    if session["x"].size <= MAX_LINK_ENTRIES:
+    if session["x"].size <= LINK_MAX_ENTRIES:
         regenerated = make_example(session["preset"], state.shape(), session["seed"])
         defaults = {"x": regenerated.x, "gamma": regenerated.gamma, "beta": regenerated.beta}
         for name in ARRAYS:
@@ -217,12 +208,11 @@ def show_link_problems() -> None:
     if not problems:
         return
     st.warning(
-        "Parts of this link were not usable, so their defaults are shown instead: "
-        + "; ".join(problems)
-        + ".",
+        "Parts of this link were not usable, so their defaults are shown instead:\n\n"
+        + listed(problems),
         icon=":material/link_off:",
     )
-    st.button("Dismiss", on_click=lambda: st.session_state.update(link_problems=[]))
+    st.button("Dismiss", on_click=lambda: st.session_state.update(link_problems=()))
 
 
 def write_link() -> None:

@@ -1,14 +1,23 @@
-"""The shared state of LayerNorm Lab: its keys, defaults, and how the arrays are (re)built.
+"""The shared state of LayerNorm Lab: every session key, its default, and how it persists.
 
-Sidebar controls are widgets drawn by app.py on every run, so they keep their values across
-pages. The arrays (x, gamma, beta, the upstream gradient and its target) live under plain
-session_state keys that only this module writes, because a page's widgets forget their state
-when another page is shown.
+SCHEMA names every key a session holds (FAMILIES the keys made per item) and how each one
+lives on across reruns and page switches:
+
+- a sidebar control is drawn by app.py on every run; a page widget only while its page is
+  shown. Both follow one rule: the plain state key is the truth and the widget is a view of
+  it, made by bound(), so a value survives pages that do not draw its widget (and a link
+  that hides the sidebar);
+- a widget-owned key is the widget's own value, needed only while its page is shown;
+- a derived key is written only by this module's functions (the arrays and what follows
+  from them) or by the link and CSV loaders through them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -18,6 +27,7 @@ from teaching.presets import PRESETS, make_example
 from teaching.upstream import one_hot
 from ui import compute
 from ui.csv_io import parse_csv
+from ui.errors import literal
 from ui.inputs import Inputs
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
@@ -29,36 +39,77 @@ UPSTREAM_KINDS = {
     "edited": "edited by hand",
 }
 DTYPES = ("float64", "float32")
-LIMITS = {"d": (1, 1024), "n": (1, 32), "b": (1, 8), "l": (1, 16), "seed": (0, 2**31 - 1)}
 
-# Widget keys drawn in the sidebar, with their defaults.
-CONTROLS = {
-    "preset": "Random normal",
-    "shape_kind": "rows",
-    "d": 8,
-    "n": 3,
-    "b": 2,
-    "l": 3,
-    "seed": 0,
-    "eps": 1e-5,
-    "dtype": "float64",
-}
-# Plain keys owned by this module.
-DATA_DEFAULTS = {
-    "upstream": "random",
-    "one_hot_index": 0,
-    "editor_version": 0,
-    "step": 1,
-    "view_b": 0,
-    "view_t": 0,
-    "norm_kind": "layer",
-    "presenter": False,
-    "quiz": False,
-    "hidden": frozenset(),
-    "revealed": frozenset(),
-    "link_problems": [],
-}
 
+class Persist(Enum):
+    """How a session key keeps its value."""
+
+    SIDEBAR = "sidebar control, drawn by app.py through bound()"
+    PAGE = "page widget, drawn by its page through bound()"
+    WIDGET = "widget-owned, kept only while its page is shown"
+    DERIVED = "derived, written only through this module"
+
+
+@dataclass(frozen=True)
+class Key:
+    """One session key: its first value (None: made on demand) and how it persists."""
+
+    default: Any
+    persist: Persist
+    meaning: str
+
+
+_S, _P, _W, _D = Persist.SIDEBAR, Persist.PAGE, Persist.WIDGET, Persist.DERIVED
+SCHEMA: dict[str, Key] = {
+    "preset": Key("Random normal", _S, "the example the arrays are built from"),
+    "shape_kind": Key("rows", _S, "vector, rows or tokens"),
+    "d": Key(8, _S, "D, features per vector"),
+    "n": Key(3, _S, "N, vectors in a table of rows"),
+    "b": Key(2, _S, "B, sequences in a batch of tokens"),
+    "l": Key(3, _S, "L, tokens per sequence"),
+    "seed": Key(0, _S, "the seed of every random array"),
+    "eps": Key(1e-5, _S, "added to the variance"),
+    "dtype": Key("float64", _S, "the dtype every page computes in"),
+    "presenter": Key(False, _S, "larger type for a projector"),
+    "presenter_sidebar": Key(False, _P, "the sidebar kept open in presenter mode"),
+    "upstream": Key("random", _P, "where dout comes from (a key of UPSTREAM_KINDS)"),
+    "one_hot_index": Key(0, _P, "the output a one-hot dout puts its 1 on"),
+    "step": Key(1, _P, "the stepper's step, 1 to 20"),
+    "quiz": Key(False, _P, "predict before reveal on the stepper"),
+    "view_b": Key(0, _P, "the chosen row, or batch element"),
+    "view_t": Key(0, _P, "the chosen token of a batch element"),
+    "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page"),
+    "bug": Key(None, _W, "the gradient check's chosen bug"),
+    "csv_text": Key(None, _W, "the pasted CSV"),
+    "csv_file": Key(None, _W, "the uploaded CSV"),
+    "x": Key(None, _D, "x: (D,), (N, D) or (B, L, D), float64"),
+    "gamma": Key(None, _D, "gamma: (D,), float64"),
+    "beta": Key(None, _D, "beta: (D,), float64"),
+    "dout_random": Key(None, _D, "the seeded random dout, x's shape"),
+    "target": Key(None, _D, "the loss's target y*, x's shape"),
+    "dout_edited": Key(None, _D, "dout edited by hand, x's shape"),
+    "editor_version": Key(0, _D, "part of every editor's key: a new one shows new arrays"),
+    "revealed": Key(frozenset(), _D, "questions whose answer is shown: steps and page names"),
+    "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
+    "link_loaded": Key(False, _D, "the URL has been read into this session"),
+    "link_problems": Key((), _D, "what the link asked for that could not be used"),
+    "csv_error": Key(None, _D, "why the last CSV was refused, shown once"),
+    "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),
+}
+# Keys made per item, by prefix.
+FAMILIES: dict[str, Key] = {
+    "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
+    "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
+    "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
+    "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
+    "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
+}
+SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)
+
+
+def registered(key: str) -> bool:
+    """True if `key` is in SCHEMA or made by one of FAMILIES."""
+    return key in SCHEMA or any(key.startswith(prefix) for prefix in FAMILIES)
 
 
 def shape() -> tuple[int, ...]:
@@ -73,13 +124,11 @@ def shape() -> tuple[int, ...]:
 
 
 def ensure_defaults() -> None:
-    """Fill in every key on a session's first run (and keep sidebar widgets alive)."""
+    """Give every schema key its default on a session's first run, and build the arrays."""
     s = st.session_state
-    for key, value in {**CONTROLS, **DATA_DEFAULTS}.items():
-        if key not in s:
-            s[key] = value
-        elif key in CONTROLS:
-            s[key] = s[key]  # re-assign so a widget hidden on one run keeps its value
+    for key, spec in SCHEMA.items():
+        if key not in s and spec.default is not None:
+            s[key] = spec.default
     if "x" not in s:
         regenerate()
 
@@ -213,18 +262,35 @@ def check() -> None:
     compute.forward(inputs())
 
 
-def bound(key: str, on_change: Callable[[], None] | None = None, widget: str = "") -> dict:
-    """Keyword arguments that tie a page widget to the plain state key `key`.
+def bound(
+    key: str,
+    on_change: Callable[[], None] | None = None,
+    widget: str = "",
+    parse: Callable[[Any], Any] | None = None,
+    show: Callable[[Any], Any] | None = None,
+) -> dict:
+    """Keyword arguments that make a widget a view of the state key `key`.
 
-    A page's widget loses its value when another page is shown, so the plain key is the
-    truth: it is copied into the widget before it is drawn and back when the user changes it.
+    The one rule for sidebar controls and page widgets alike: the state key is the truth.
+    It is copied into the widget (through `show`) before the widget is drawn, and back
+    (through `parse`) when the user changes it. A value `parse` refuses is not stored: the
+    reason goes to field_problems and the widget shows the kept value on the next run.
     `widget` tells apart several widgets bound to the same key.
     """
+    s = st.session_state
     widget_key = f"w_{key}_{widget}"
-    st.session_state[widget_key] = st.session_state[key]
+    s[widget_key] = show(s[key]) if show else s[key]
 
     def copy_back() -> None:
-        st.session_state[key] = st.session_state[widget_key]
+        typed = s[widget_key]
+        problems = {k: v for k, v in s["field_problems"].items() if k != key}
+        try:
+            value = parse(typed) if parse else typed
+        except ValueError as err:
+            s["field_problems"] = {**problems, key: (literal(typed), str(err))}
+            return
+        s["field_problems"] = problems
+        s[key] = value
         if on_change is not None:
             on_change()
 

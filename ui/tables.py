@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 import ln_core
 
@@ -29,22 +30,6 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns, index=labels)
 
 
-def frame_to_array(frame: pd.DataFrame, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Read an edited table back into an array of `shape`.
-
-    Raises ValueError naming the first empty or non-numeric cell.
-    """
-    values = frame.apply(pd.to_numeric, errors="coerce")
-    missing = values.isna().to_numpy()
-    if missing.any():
-        r, c = (int(i) for i in np.argwhere(missing)[0])
-        raise ValueError(
-            f"{name}: the cell in row {frame.index[r]}, column {frame.columns[c]} is empty or "
-            "not a number. Type a finite number; the last valid values are still in use."
-        )
-    return values.to_numpy(dtype=np.float64).reshape(shape)
-
-
 def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
     """Several arrays of one shape interleaved per vector: row i of each part, then row i + 1.
 
@@ -59,23 +44,33 @@ def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-BAND_COLOURS = {"good": "#d3f9d8", "suspicious": "#fff3bf", "wrong": "#ffc9c9"}
+# A band is drawn as a coloured label: green good, amber suspicious, red wrong.
+BAND_COLOURS = {"good": "#2b8a3e", "suspicious": "#e67700", "wrong": "#c92a2a"}
 
 
 def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
-    """One row per entry: analytic, numerical, their relative error and its band."""
+    """One row per entry: analytic, numerical, their relative error and its band.
+
+    The band is a one-label list, the form Streamlit draws as a coloured label (see
+    CHECK_COLUMNS); colouring cells through a pandas Styler cost more than the check itself.
+    """
     errors = ln_core.elementwise_rel_error(analytic, numerical)
     return pd.DataFrame(
         {
             "analytic": np.ravel(analytic),
             "numerical": np.ravel(numerical),
             "relative error": np.ravel(errors),
-            "band": [ln_core.band(float(e), dtype) for e in np.ravel(errors)],
+            "band": [[ln_core.band(float(e), dtype)] for e in np.ravel(errors)],
         },
         index=[str(i) for i in np.ndindex(np.shape(analytic))],
     )
 
 
-def coloured_by_band(frame: pd.DataFrame) -> pd.io.formats.style.Styler:
-    """Colour the 'band' column (good / suspicious / wrong); one cell per row keeps it fast."""
-    return frame.style.map(lambda band: f"background-color: {BAND_COLOURS[band]}", subset="band")
+CHECK_COLUMNS = {
+    "analytic": st.column_config.NumberColumn(format="%.6g"),
+    "numerical": st.column_config.NumberColumn(format="%.6g"),
+    "relative error": st.column_config.NumberColumn(format="%.1e"),
+    "band": st.column_config.MultiselectColumn(
+        options=list(BAND_COLOURS), color=list(BAND_COLOURS.values())
+    ),
+}

@@ -125,7 +125,6 @@ def _judge(entry: Entry, case: Case) -> AuditResult:
     except ValueError as err:
         return _undefined(entry, case, err)
     value, reference = _compared(entry, st, entry.formula)
-    shown = {"values": _numbers(value), "reference_values": _numbers(reference)}
     if not np.all(np.isfinite(value)):
         return _result(
             entry,
@@ -133,8 +132,8 @@ def _judge(entry: Entry, case: Case) -> AuditResult:
             verdict="cannot decide",
             reason="These inputs cannot decide: the formula divides by 0 on them. Try D ≥ 3 "
             "with entries that differ.",
-            **shown,
         )
+    shown = {"values": _numbers(value), "reference_values": _numbers(reference)}
     quantity = entry.quantity
     scale = st.reference(quantity)[1]
     tol = (RTOL_NUMERICAL if quantity.numerical else RTOL) * scale

@@ -29,19 +29,35 @@ if str(ROOT) not in sys.path:
 
 APP = ROOT / "app.py"
 PAGES = {
-    "Overview": "pages/lab/home.py",
-    "Inputs": "pages/lab/inputs.py",
-    "Stepper": "pages/lab/stepper.py",
+    "Overview": "app_pages/home.py",
+    "Inputs": "app_pages/inputs.py",
+    "Stepper": "app_pages/stepper.py",
     # The later pages, by the titles app.py gives them.
-    "Jacobian": "pages/lab/jacobian.py",
-    "Gradient check": "pages/lab/gradcheck.py",
-    "Derivation audit": "pages/lab/audit.py",
-    "Residual block": "pages/lab/residual.py",
-    "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
-    "Export and share": "pages/lab/export.py",
+    "Jacobian": "app_pages/jacobian.py",
+    "Gradient check": "app_pages/gradcheck.py",
+    "Derivation audit": "app_pages/audit.py",
+    "Residual block": "app_pages/residual.py",
+    "LayerNorm vs BatchNorm": "app_pages/batchnorm.py",
+    "Export and share": "app_pages/export.py",
 }
-# The sidebar's widgets by key; which kind of widget each one is.
-SIDEBAR_KINDS = ("selectbox", "radio", "number_input")
+# The sidebar's widgets, each a view of a state key (ui.state.bound names it w_<key>_).
+SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")
+
+
+class TypedField:
+    """A sidebar number typed as text, read and set as the number it holds."""
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = widget
+
+    @property
+    def value(self) -> int | float:
+        text = self.widget.value
+        return int(text) if text.lstrip("+-").isdigit() else float(text)
+
+    def set_value(self, value: Any) -> TypedField:
+        self.widget.set_value(value if isinstance(value, str) else repr(value))
+        return self
 
 
 class Lab:
@@ -74,11 +90,14 @@ class Lab:
     # -- widgets ------------------------------------------------------------------------------
 
     def sidebar(self, key: str) -> Any:
-        """The sidebar widget with this key (preset, shape_kind, n, d, seed, eps, dtype...)."""
+        """The sidebar widget for this state key (preset, shape_kind, n, d, seed, eps, dtype...).
+
+        Number fields come as TypedField: their value is the number, set_value takes one.
+        """
         for kind in SIDEBAR_KINDS:
             for widget in getattr(self.at.sidebar, kind):
-                if widget.key == key:
-                    return widget
+                if widget.key == f"w_{key}_":
+                    return TypedField(widget) if kind == "text_input" else widget
         raise AssertionError(f"no sidebar widget with key {key!r}")
 
     def set_sidebar(self, key: str, value: Any) -> Lab:
@@ -107,11 +126,15 @@ class Lab:
         return f"editor_{name}_{self.state['editor_version']}"
 
     def editor(self, name: str) -> np.ndarray:
-        """The values the data editor for `name` (x, params, target, dout) shows."""
+        """The numbers the data editor for `name` (x, params, target, dout) shows.
+
+        The editors hold text (so a browser never rewrites a typed number); each cell is read
+        back as the float its text spells.
+        """
         key = self.editor_key(name)
         found = [e for e in self.at.data_editor if e.key == key]
         assert found, f"no data editor {key!r}; editors: {[e.key for e in self.at.data_editor]}"
-        return found[0].value.to_numpy()
+        return found[0].value.to_numpy().astype(np.float64)
 
     def edit(self, name: str, edited_rows: dict[int, dict[str, Any]]) -> Lab:
         """Edit cells of the data editor for `name` as the browser would, then run.
@@ -176,11 +199,15 @@ class Lab:
             return flat.copy()
         return flat.reshape([int(n) for n in str(shape).split(",")]).copy()
 
+    def graphs(self) -> list[str]:
+        """The DOT sources of the graphviz charts on the page, in page order."""
+        return [chart.proto.spec for chart in self.at.main.get("graphviz_chart")]
+
     def graph(self) -> str:
-        """The DOT source of the (only) graphviz chart on the page."""
-        charts = self.at.main.get("graphviz_chart")
-        assert len(charts) == 1, f"{len(charts)} graphviz charts on the page"
-        return charts[0].proto.spec
+        """The DOT source of the page's first graphviz chart (the stepper's whole graph)."""
+        charts = self.graphs()
+        assert charts, "no graphviz chart on the page"
+        return charts[0]
 
     def html(self) -> list[str]:
         """The bodies of every st.html on the page (style-only ones included)."""

@@ -19,7 +19,7 @@ def test_batchnorm_radio_changes_the_statistics_tables(lab, norm, shape, axis):
     assert lab.state["norm_kind"] == norm
     x = lab.state["x"]
     assert len(lab.at.main.dataframe) == 1
-    stats = lab.table(0)  # one row per statistic, one column per group
+    stats = lab.table(0).T  # the table has one row per group, one column per statistic
     if axis is None:
         np.testing.assert_allclose(stats[0].reshape(shape), np.mean(x**2, axis=-1, keepdims=True))
         return
@@ -35,10 +35,17 @@ def test_batchnorm_heatmap_boxes_the_groups_averaged_together(lab, norm, boxes):
     lab.run()
     lab.assert_clean()
     first = lab.heatmaps()[0]
-    shapes = first["layout"]["shapes"]
-    assert len(shapes) == boxes
-    widths = {round(s["x1"] - s["x0"], 2) for s in shapes}
+    (outline,) = [t for t in first["data"] if t.get("name") == "groups"]
+    rectangles = _paths(lab.spec_array(outline["x"]))
+    assert len(rectangles) == boxes
+    widths = {round(max(xs) - min(xs), 2) for xs in rectangles}
     assert widths == ({8.0} if norm == "layer" else {0.9})
+
+
+def _paths(xs: np.ndarray) -> list[np.ndarray]:
+    """The x coordinates of each path of a line trace whose paths are separated by NaN."""
+    ends = np.flatnonzero(np.isnan(xs))
+    return [xs[start + 1 : end] for start, end in zip(np.r_[-1, ends[:-1]], ends, strict=True)]
 
 
 def test_batchnorm_refuses_a_single_vector(lab):

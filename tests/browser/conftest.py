@@ -125,9 +125,8 @@ def server(browser, tmp_path_factory) -> Iterator[Server]:
         _wait_healthy(url, process, log)
         base = Server(url)
         base.log = log
-        # A fresh server's first session falls back to Streamlit's pages-folder mode and
-        # answers a sub-page URL with a "Page not found" dialog once; one visit to the root
-        # takes that first run, so the tests see what every later visitor sees.
+        # One visit to the root pays for the first run's imports, so the tests see what every
+        # later visitor sees.
         context = browser.new_context(viewport=kit.VIEWPORT)
         context.add_init_script(kit.INIT_SCRIPT)
         try:

@@ -21,7 +21,7 @@ def _choose_preset(page, name: str) -> None:
 def _type_number(page, label: str, text: str) -> None:
     field = (
         kit.sidebar(page)
-        .locator('[data-testid="stNumberInput"]')
+        .locator('[data-testid="stTextInput"]')
         .filter(
             has=page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(f"^{label}$"))
         )

@@ -32,7 +32,7 @@ def test_a_shared_link_reproduces_the_view(page, server, browser):
     kit.open_page(page, server, "stepper")
     seed = (
         kit.sidebar(page)
-        .locator('[data-testid="stNumberInput"]')
+        .locator('[data-testid="stTextInput"]')
         .filter(has_text="Random seed")
         .locator("input")
     )

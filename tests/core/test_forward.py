@@ -90,7 +90,7 @@ def test_node_shapes_keep_the_reduced_axis(shape, axis):
         expected = tuple(reduced) if name in REDUCED else shape
         assert getattr(cache, name).shape == expected, name
     assert cache.gamma.shape == cache.beta.shape == (shape[-1],)
-    assert cache.axis == (axis - len(shape) if axis >= 0 else axis)
+    assert cache.axis == ((axis - len(shape) if axis >= 0 else axis),)
     assert list(cache.nodes) == list(NODE_NAMES)
 
 
@@ -112,7 +112,7 @@ def test_cache_keeps_the_inputs():
     np.testing.assert_array_equal(cache.gamma, case.gamma)
     np.testing.assert_array_equal(cache.beta, case.beta)
     assert cache.eps == 0.25
-    assert cache.axis == -1
+    assert cache.axis == (-1,)
 
 
 @pytest.mark.parametrize("shape", SHAPES)

@@ -2,16 +2,16 @@
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TENSORS, TOLERANCES
-from ui import caps, compute, state
-from ui.errors import shown_errors
+from ui import caps, compute, share, state
+from ui.errors import stops_on_error
+from ui.figures import error_vs_step
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
-from ui.tables import check_frame, coloured_by_band
+from ui.tables import CHECK_COLUMNS, check_frame
 
 s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
@@ -31,7 +31,7 @@ bands = ", ".join(
 )
 st.caption(f"Bands: {bands}. float32 keeps about 7 digits, so its bar is lower.")
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
@@ -50,61 +50,27 @@ with shown_errors():
             frame = check_frame(
                 getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
             )
-            st.dataframe(
-                coloured_by_band(frame),
-                width="stretch",
-                height=400,
-                column_config={
-                    "analytic": st.column_config.NumberColumn(format="%.6g"),
-                    "numerical": st.column_config.NumberColumn(format="%.6g"),
-                    "relative error": st.column_config.NumberColumn(format="%.1e"),
-                },
-            )
+            st.dataframe(frame, width="stretch", height=400, column_config=CHECK_COLUMNS)
 
-st.subheader("One vector, closer")
-st.caption("The step plot and the bug's Jacobian below use this vector.")
-index = pick_vector(s["x"].shape)
 
-with shown_errors():
-    st.subheader("Error against the step h")
-    st.caption(
-        "Too large an h and the difference quotient bends with the curve (truncation error, "
-        "falling like h^2); too small and x + h and x - h differ only in their last digits "
-        "(round-off, growing like 1/h). Computed for one vector, in both dtypes."
-    )
-    sweep = compute.step_sweep(state.inputs("float64").vector(index))
-    fig = go.Figure()
-    for curve, colour in ((sweep.float64, "#1c7ed6"), (sweep.float32, "#e8590c")):
-        name = curve.dtype.name
-        fig.add_trace(
-            go.Scatter(
-                x=sweep.steps, y=curve.errors, mode="lines+markers", name=name, line_color=colour
-            )
+def step_sweep(index: tuple[int, ...]) -> None:
+    """The check's error against the step h, for the vector at `index`."""
+    with stops_on_error():
+        st.subheader("Error against the step h")
+        st.caption(
+            "Too large an h and the difference quotient bends with the curve (truncation error, "
+            "falling like h^2); too small and x + h and x - h differ only in their last digits "
+            "(round-off, growing like 1/h). Computed for one vector, in both dtypes."
         )
-        fig.add_vline(
-            x=curve.default_h,
-            line_dash="dash",
-            line_color=colour,
-            annotation_text=f"default h ({name})",
-            annotation_position="top",
-        )
-    fig.update_layout(
-        xaxis_type="log",
-        yaxis_type="log",
-        height=380,
-        xaxis_title="step h",
-        yaxis_title="relative error of dx",
-        margin=dict(l=40, r=10, t=30, b=40),
-    )
-    st.plotly_chart(fig, width="stretch")
+        sweep = compute.step_sweep(state.inputs("float64").vector(index))
+        st.plotly_chart(error_vs_step(sweep), width="stretch")
 
 
-@st.fragment
-def break_the_backward() -> None:
-    """A bug selector that reruns only this section."""
+def break_the_backward(index: tuple[int, ...]) -> None:
+    """A known bug injected into the backward, and whether the check catches it."""
     st.subheader("Break the backward")
     st.caption("Each choice is a mistake students really make. The check must catch it.")
-    with shown_errors():
+    with stops_on_error():
         bug = st.selectbox(
             "Known bug", list(Bug), format_func=lambda b: b.value.replace("_", " "), key="bug"
         )
@@ -140,4 +106,15 @@ def break_the_backward() -> None:
         draw_matrix(gap, "analytic J minus numerical J: where the bug lives")
 
 
-break_the_backward()
+@st.fragment
+def one_vector() -> None:
+    """The vector picker and the bug selector rerun only this part (the inputs stay the same)."""
+    st.subheader("One vector, closer")
+    st.caption("The step plot and the bug's Jacobian below use this vector.")
+    index = pick_vector(s["x"].shape)
+    step_sweep(index)
+    break_the_backward(index)
+    share.write_link()  # the chosen vector is part of the link
+
+
+one_vector()

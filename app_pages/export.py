@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui import caps, compute, share, state
 from ui.bundle import numpy_snippet, to_json, to_npz
-from ui.errors import shown_errors
+from ui.errors import stops_on_error
 from ui.report import html_report
 
 st.title("Export and share")
@@ -26,7 +26,7 @@ st.caption(
     "Every table in the app also has its own CSV download in its toolbar (hover over it). "
     "Figures download as PNG from their toolbar's camera icon."
 )
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     bundle = compute.bundle(inputs)
     downloads = [

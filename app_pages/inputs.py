@@ -7,9 +7,10 @@ import streamlit as st
 
 from teaching.upstream import constant_dout_warning
 from ui import state
-from ui.csv_io import MAX_CSV_BYTES, to_csv
+from ui.csv_io import to_csv
 from ui.editors import array_editor
 from ui.errors import shown_errors
+from ui.limits import CSV_MAX_BYTES
 
 s = st.session_state
 st.title("Inputs")
@@ -24,7 +25,7 @@ array_editor("x", s["x"], lambda a: state.set_array("x", a))
 with st.expander("Paste or upload x as CSV, or download the inputs"):
     st.caption(
         "One vector per line, numbers separated by commas, no header. One line gives a "
-        f"vector, several give rows. At most {MAX_CSV_BYTES // 1024} KB."
+        f"vector, several give rows. At most {CSV_MAX_BYTES // 1024} KB."
     )
     pasted = st.text_area("Paste CSV", key="csv_text", height=100)
     uploaded = st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")

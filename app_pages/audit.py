@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui import audit_view, caps, compute, state
-from ui.errors import shown_errors
+from ui.errors import shown_errors, stops_on_error
 
 st.title("Derivation audit")
 st.markdown(
@@ -16,7 +16,7 @@ st.markdown(
 )
 caps.enforce("audit")
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     # The lab's own LayerNorm may be undefined here (a zero variance at eps = 0): say so, and
     # still show what each document's model makes of the inputs.

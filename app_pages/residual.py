@@ -1,12 +1,11 @@
 """Residual (post-LN) block: y = LN(x + F(x)); x's gradient arrives along two paths."""
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ui import caps, compute, state
-from ui.errors import shown_errors
-from ui.figures import heatmap
+from ui.errors import stops_on_error
+from ui.figures import grouped_bars, heatmap
 from ui.picker import pick_vector
 from ui.tables import vectors_frame
 
@@ -22,7 +21,7 @@ st.markdown(
 )
 caps.enforce("residual")
 
-with shown_errors():
+with stops_on_error():
     inputs = state.inputs()
     cache, grads, errors = compute.residual(inputs, int(s["seed"]))
     cols = st.columns(3)
@@ -39,15 +38,7 @@ with shown_errors():
         "through F": grads.dx_sublayer[index],
         "dx (sum)": grads.dx[index],
     }
-    fig = go.Figure([go.Bar(name=name, y=value.reshape(-1)) for name, value in parts.items()])
-    fig.update_layout(
-        barmode="group",
-        height=360,
-        xaxis_title="feature j",
-        yaxis_title="gradient",
-        margin=dict(l=40, r=10, t=20, b=40),
-    )
-    st.plotly_chart(fig, width="stretch")
+    st.plotly_chart(grouped_bars(parts, "feature j", "gradient"), width="stretch")
     st.dataframe(pd.DataFrame({k: v.reshape(-1) for k, v in parts.items()}).T, width="stretch")
     if inputs.x.ndim > 1:
         st.plotly_chart(

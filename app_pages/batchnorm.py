@@ -1,0 +1,100 @@
+"""LayerNorm vs BatchNorm vs RMSNorm: the same graph with another axis, or without the mean."""
+
+import pandas as pd
+import streamlit as st
+
+from ui import caps, compute, share, state
+from ui.errors import stops_on_error
+from ui.figures import heatmap, overlaid_histograms
+
+s = st.session_state
+NORMS = {
+    "layer": "LayerNorm: each vector (row) over its D features",
+    "batch": "BatchNorm: each feature (column) over the N vectors",
+    "rms": "RMSNorm: each row, scaled by its root mean square, no mean node",
+}
+
+st.title("LayerNorm vs BatchNorm")
+st.markdown(
+    "The ten nodes do not care which axis they average over. LayerNorm averages each row of "
+    "the N x D input over its features; BatchNorm averages each column over the batch, so "
+    "**BatchNorm is LayerNorm applied to the transpose** (with gamma and beta still per "
+    "feature). RMSNorm drops the mean node and divides by the root mean square."
+)
+if s["x"].ndim == 1:
+    st.error(
+        "BatchNorm needs a batch: x is a single vector. Choose rows (N x D) or tokens in the "
+        "sidebar (tokens are treated as N = B * L rows)."
+    )
+    st.stop()
+caps.enforce("batchnorm")
+
+
+@st.fragment
+def normalized() -> None:
+    """The Normalize choice reruns only this part: the check below does not depend on it."""
+    norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
+
+    with stops_on_error():
+        # Tokens become rows: BatchNorm then averages over every token of every sequence.
+        batch = state.inputs().rows()
+        fig = heatmap(
+            batch.x,
+            "x (N x D): the boxes are the groups averaged together",
+            x_label="feature",
+            y_label="vector",
+            height=320,
+            boxes="columns" if norm == "batch" else "rows",
+        )
+        st.plotly_chart(fig, width="stretch")
+
+        if norm == "rms":
+            cache, grads = compute.rms(batch)
+            st.caption("Mean square per vector (no mean is subtracted)")
+            stats = pd.DataFrame(
+                {"mean square": cache.mean_sq.reshape(-1)},
+                index=[f"vector {i}" for i in range(cache.mean_sq.size)],
+            )
+            st.dataframe(stats, width="stretch")
+        else:
+            axis = 0 if norm == "batch" else -1
+            cache, grads = compute.forward_backward(batch, axis)
+            per = "feature" if norm == "batch" else "vector"
+            st.caption(f"Statistics per {per}")
+            stats = pd.DataFrame(
+                {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
+                index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
+            )
+            st.dataframe(stats, width="stretch")
+        left, right = st.columns(2)
+        with left:
+            st.plotly_chart(
+                heatmap(cache.out, "output y", x_label="feature", y_label="vector", height=300),
+                width="stretch",
+            )
+        with right:
+            st.plotly_chart(
+                heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
+                width="stretch",
+            )
+    share.write_link()  # the chosen normalization is part of the link
+
+
+normalized()
+
+with stops_on_error():
+    st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
+    batch = state.inputs().rows()
+    comparison = compute.bn_vs_ln(batch)
+    cols = st.columns(4)
+    for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
+        col.metric(name, f"{error:.1e}")
+    st.caption(
+        "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
+        "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."
+    )
+    layer = compute.forward_backward(batch, -1)[1].dx
+    histograms = overlaid_histograms(
+        {"LayerNorm dx": layer, "BatchNorm dx": comparison.direct.dx}, "dx entries"
+    )
+    st.plotly_chart(histograms, width="stretch")

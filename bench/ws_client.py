@@ -1,0 +1,251 @@
+"""A small client for Streamlit's websocket protocol: one simulated browser tab per Session.
+
+Speaks what the browser speaks on /_stcore/stream: BackMsg protobufs out (a `rerun_script`
+carrying the page, the query string and widget states), ForwardMsg protobufs in, until the
+run's `script_finished`. Used by the load and memory benchmarks and by tests/server.
+
+API:
+    session = Session(port, timeout=30.0)       # host is always 127.0.0.1
+    await session.connect()                      # or: async with Session(port) as session:
+    result = await session.rerun("inputs", query_string="d=16&seed=3")
+    result.widgets["Random seed"]                # label -> Widget(type, proto)
+    result.alerts, result.texts                  # alert bodies; markdown / alert text
+    result.query_string                          # what the app wrote into the URL
+    result.page                                  # url path of the page that ran ("" = home)
+    await session.rerun("inputs", [widget_state(w, 7)])   # change a widget
+    await session.close()
+
+`rerun` raises ProtocolError (its `kind` says what a user would have seen) for an exception
+element, a "page not found" notice, a compile error, a disconnect, or no script_finished within
+`timeout` s. Problems seen inside a run are raised only after its script_finished, so the
+session stays in step and can go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+HOST = "127.0.0.1"  # loopback only, always
+STREAM_PATH = "/_stcore/stream"
+
+
+class ProtocolError(Exception):
+    """Something a user would see as broken; `kind` names its category.
+
+    Kinds: exception, page_not_found, compile_error, disconnect, timeout (and, from callers
+    checking a run's content, any kind of their own such as missing_widget or no_effect).
+    """
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind, self.detail = kind, detail
+
+
+@dataclass(frozen=True)
+class Widget:
+    """One widget element of a run: its element type ("slider", "number_input", ...) and proto."""
+
+    type: str
+    proto: Any
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one rerun sent back."""
+
+    latency_ms: float  # from sending the BackMsg to its script_finished
+    messages: int
+    nbytes: int
+    widgets: dict[str, Widget]  # by label
+    alerts: list[str]  # bodies of st.error / st.warning / st.info / st.success
+    texts: list[str]  # markdown, headings and alert bodies, in order
+    page: str  # url path of the page that ran ("" for the default page)
+    query_string: str  # the URL's query string as the app left it
+
+
+def widget_state(widget: Widget, value: Any) -> WidgetState:
+    """A WidgetState setting `widget` to `value` (ints, floats, strings, bools, slider values).
+
+    Buttons take value=True (a trigger). Sliders take a number or a list of numbers.
+    """
+    state = WidgetState(id=widget.proto.id)
+    if widget.type in ("button", "form_submit_button"):
+        state.trigger_value = bool(value)
+    elif widget.type == "slider":
+        values = value if isinstance(value, list | tuple) else [value]
+        state.double_array_value.data.extend(float(v) for v in values)
+    elif widget.type == "checkbox":
+        state.bool_value = bool(value)
+    elif widget.type == "number_input" and isinstance(value, int):
+        state.int_value = value
+    elif widget.type == "number_input":
+        state.double_value = float(value)
+    elif widget.type == "text_input" or widget.type == "text_area":
+        state.string_value = str(value)
+    else:
+        raise ValueError(f"widget_state does not know how to set a {widget.type}")
+    return state
+
+
+@dataclass
+class Session:
+    """One simulated browser tab: one websocket, one Streamlit session on 127.0.0.1:`port`."""
+
+    port: int
+    timeout: float = 30.0
+    ws: Any = None
+    pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash
+    current_page: str = ""
+    widgets: dict[str, Widget] = field(default_factory=dict)
+    query_string: str = ""
+    connects: int = 0
+
+    async def __aenter__(self) -> Session:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Open a new websocket (a new server session); closes any previous one first."""
+        await self.close()
+        self.connects += 1
+        try:
+            self.ws = await asyncio.wait_for(
+                websockets.connect(
+                    f"ws://{HOST}:{self.port}{STREAM_PATH}",
+                    subprotocols=["streamlit"],  # what the browser sends (plus optional tokens)
+                    max_size=None,
+                    open_timeout=self.timeout,
+                    close_timeout=2,
+                ),
+                self.timeout,
+            )
+        except (OSError, asyncio.TimeoutError, websockets.WebSocketException) as exc:
+            raise ProtocolError("disconnect", f"cannot connect: {exc!r}") from None
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 5)
+            self.ws = None
+
+    async def rerun(
+        self,
+        page: str | None = None,
+        widget_states: list[WidgetState] | tuple[()] = (),
+        query_string: str | None = None,
+    ) -> RunResult:
+        """Run `page` (url path, "" = default; None = the current page) and read to its end.
+
+        query_string None sends the one the app last wrote, as a browser keeps its URL;
+        pass "" to drop it (a page switch from the navigation does) or a string of your own.
+        """
+        if self.ws is None:
+            raise ProtocolError("disconnect", "not connected")
+        page = self.current_page if page is None else page
+        query = self.query_string if query_string is None else query_string
+        msg = BackMsg()
+        client = msg.rerun_script
+        client.query_string = query
+        if page in self.pages:
+            client.page_script_hash = self.pages[page]
+        else:
+            client.page_name = page
+        client.widget_states.widgets.extend(widget_states)
+        client.context_info.timezone = "UTC"
+        client.context_info.url = f"http://{HOST}:{self.port}/{page}" + (
+            f"?{query}" if query else ""
+        )
+        started = time.perf_counter()
+        await self._send(msg)
+        return await self._read_run(page, query, started)
+
+    async def _send(self, msg: BackMsg) -> None:
+        try:
+            await self.ws.send(msg.SerializeToString())
+        except websockets.ConnectionClosed as exc:
+            raise ProtocolError("disconnect", f"websocket closed: {exc}") from None
+
+    async def _receive(self, deadline: float) -> tuple[ForwardMsg, int]:
+        """The next ForwardMsg and its size in bytes."""
+        remaining = deadline - time.perf_counter()
+        try:
+            if remaining <= 0:
+                raise asyncio.TimeoutError
+            raw = await asyncio.wait_for(self.ws.recv(), remaining)
+        except asyncio.TimeoutError:
+            raise ProtocolError(
+                "timeout", f"no script_finished within {self.timeout:g} s"
+            ) from None
+        except websockets.ConnectionClosed as exc:
+            raise ProtocolError("disconnect", f"websocket closed: {exc}") from None
+        fwd = ForwardMsg()
+        fwd.ParseFromString(raw)
+        return fwd, len(raw)
+
+    async def _read_run(self, page: str, query: str, started: float) -> RunResult:
+        deadline = started + self.timeout
+        widgets: dict[str, Widget] = {}
+        alerts: list[str] = []
+        texts: list[str] = []
+        problems: list[ProtocolError] = []
+        ran_hash = ""
+        count = nbytes = 0
+        while True:
+            fwd, size = await self._receive(deadline)
+            count += 1
+            nbytes += size
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self._read_element(fwd.delta.new_element, widgets, alerts, texts, problems)
+            elif kind == "navigation":
+                nav = fwd.navigation
+                self.pages = {p.url_pathname: p.page_script_hash for p in nav.app_pages}
+                ran_hash = nav.page_script_hash
+            elif kind == "page_info_changed":
+                query = fwd.page_info_changed.query_string
+            elif kind == "page_not_found":
+                problems.append(ProtocolError("page_not_found", repr(page)))
+            elif kind == "script_finished":
+                status = fwd.script_finished
+                if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                    raise ProtocolError("compile_error", f"page {page!r}")
+                if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # a callback asked for another run: the user waits for that one
+                ran = next((p for p, h in self.pages.items() if h == ran_hash), page)
+                self.current_page, self.widgets, self.query_string = ran, widgets, query
+                if problems:
+                    raise problems[0]
+                latency_ms = (time.perf_counter() - started) * 1000
+                return RunResult(latency_ms, count, nbytes, widgets, alerts, texts, ran, query)
+
+    @staticmethod
+    def _read_element(
+        element: Any,
+        widgets: dict[str, Widget],
+        alerts: list[str],
+        texts: list[str],
+        problems: list[ProtocolError],
+    ) -> None:
+        element_type = element.WhichOneof("type")
+        body = getattr(element, element_type)
+        if element_type == "exception":
+            problems.append(ProtocolError("exception", f"{body.type}: {body.message}"[:300]))
+        elif element_type == "alert":
+            alerts.append(body.body)
+            texts.append(body.body)
+        elif element_type in ("markdown", "heading"):
+            texts.append(body.body)
+        if getattr(body, "id", "") and getattr(body, "label", ""):
+            widgets[body.label] = Widget(element_type, body)

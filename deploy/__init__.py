@@ -1,0 +1,1 @@
+"""Running LayerNorm Lab for a class: several processes behind a load balancer."""

@@ -1,0 +1,214 @@
+"""N LayerNorm Lab processes behind HAProxy on one port, each browser kept on one process.
+
+    python -m deploy.replicas 2 --port 8501        (what `./run.sh --replicas 2` starts)
+
+Streamlit keeps a session's state, and the files its download buttons serve, in the memory of
+the process that holds the session's websocket. So the balancer must send every request of a
+browser to the same process: HAProxy (Debian's package) sets a cookie naming the process on the
+first response, and the page, its websocket, its downloads and its reconnects all carry it.
+The processes share one cookie secret, so a browser moved to another process (its own process
+stopped) is still accepted there, with fresh state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+COOKIE = "lnlab_replica"
+
+
+def haproxy_config(address: str, port: int, app_ports: list[int]) -> str:
+    """The balancer's configuration: one front port, one cookie-sticky backend of app_ports."""
+    servers = "\n".join(
+        f"    server app{i} 127.0.0.1:{p} cookie app{i} check" for i, p in enumerate(app_ports)
+    )
+    return f"""global
+    maxconn 4096
+
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 60s
+    timeout server 60s
+    # A websocket stays open for a whole lesson.
+    timeout tunnel 8h
+
+frontend lab
+    bind {address}:{port}
+    default_backend apps
+
+backend apps
+    balance roundrobin
+    cookie {COOKIE} insert indirect nocache httponly
+    option httpchk GET /_stcore/health
+{servers}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(port: int) -> bool:
+    with contextlib.suppress(OSError):
+        url = f"http://127.0.0.1:{port}/_stcore/health"
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return reply.status == 200
+    return False
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End a process we started, and its process group, by id."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+class Replicas:
+    """`count` app processes on free local ports and HAProxy on `port`, for a `with` block.
+
+    Every process runs in its own process group and is stopped by its id on exit.
+    """
+
+    def __init__(
+        self, count: int, port: int = 0, address: str = "127.0.0.1", ready_s: float = 120.0
+    ) -> None:
+        if count < 1:
+            raise ValueError("at least one replica")
+        self.port = port or free_port()
+        self.address, self.ready_s = address, ready_s
+        self.app_ports = [free_port() for _ in range(count)]
+        self.apps: list[subprocess.Popen] = []
+        self.balancer: subprocess.Popen | None = None
+        self._dir = tempfile.TemporaryDirectory(prefix="lnlab-replicas-")
+        self._logs: list = []
+        self._secret = secrets.token_hex(16)
+
+    @property
+    def app_pids(self) -> list[int]:
+        return [p.pid for p in self.apps]
+
+    def _spawn(
+        self, command: list[str], name: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen:
+        log = open(Path(self._dir.name) / f"{name}.log", "a")
+        self._logs.append(log)
+        return subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
+
+    def start(self) -> Replicas:
+        self.apps = [self._start_app(i) for i in range(len(self.app_ports))]
+        config = Path(self._dir.name) / "haproxy.cfg"
+        config.write_text(haproxy_config(self.address, self.port, self.app_ports))
+        self.balancer = self._spawn([HAPROXY, "-db", "-f", str(config)], "haproxy")
+        self._wait([*self.app_ports, self.port])
+        return self
+
+    def _start_app(self, index: int) -> subprocess.Popen:
+        command = [
+            sys.executable, "-m", "ui.launch",
+            f"--server.port={self.app_ports[index]}",
+            "--server.address=127.0.0.1",
+        ]  # fmt: skip
+        # Streamlit takes its cookie secret only from its config or the environment.
+        return self._spawn(command, f"app{index}", {"STREAMLIT_SERVER_COOKIE_SECRET": self._secret})
+
+    def restart(self, index: int) -> None:
+        """Stop one app process and start it again on its port, as after a crash."""
+        _stop(self.apps[index])
+        self.apps[index] = self._start_app(index)
+        self._wait([self.app_ports[index]])
+
+    def _wait(self, ports: list[int]) -> None:
+        deadline = time.monotonic() + self.ready_s
+        waiting = list(ports)
+        while waiting:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"not healthy after {self.ready_s:.0f} s: ports {waiting}")
+            for proc in [*self.apps, self.balancer]:
+                if proc is not None and proc.poll() is not None:
+                    raise RuntimeError(f"{proc.args[0]} exited: {self.logs()}")
+            waiting = [p for p in waiting if not _healthy(p)]
+            time.sleep(0.3)
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"== {path.name}\n{path.read_text(errors='replace')[-2000:]}"
+            for path in sorted(Path(self._dir.name).glob("*.log"))
+        )
+
+    def stop(self) -> None:
+        for proc in [self.balancer, *self.apps]:
+            if proc is not None:
+                _stop(proc)
+
+    def __enter__(self) -> Replicas:
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.stop()
+        for log in self._logs:
+            log.close()
+        self._dir.cleanup()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("count", type=int, help="how many app processes")
+    parser.add_argument("--port", type=int, default=8501, help="the one port browsers open")
+    parser.add_argument(
+        "--address", default="127.0.0.1", help="0.0.0.0 opens it to the classroom network"
+    )
+    args = parser.parse_args(argv)
+    if not 1 <= args.count <= 64:
+        parser.error("count: 1 to 64 replicas")
+    with Replicas(args.count, args.port, args.address) as replicas:
+        print(
+            f"LayerNorm Lab: {args.count} processes behind HAProxy at "
+            f"http://{args.address}:{replicas.port} (Ctrl-C stops them all)",
+            flush=True,
+        )
+        # Blocked only now: the processes started above must keep their own signal handling.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        stopped = signal.sigwait({signal.SIGINT, signal.SIGTERM})
+        print(f"stopping ({signal.Signals(stopped).name})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Every number explains itself: quiz reveals cite ln_core's numbers, and every metric the app
+shows carries what it checks, what is expected, and whether this one passes.
+
+The quiz's numbers are recomputed here: each Fact's source is evaluated against a fresh ln_core
+run on the same vector (independent of the app's caches) and must give the quoted value, and
+every decimal number in a prompt or reveal must be one of the quoted facts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import ln_core
+from teaching.presets import PRESETS, make_example
+from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, vector
+
+DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d+e[+-]\d+")
+CASES = [
+    (preset, dtype, eps)
+    for preset in PRESETS
+    for dtype, eps in (("float64", 1e-5), ("float32", 1e-3))
+]
+
+
+def _numbers(x, gamma, beta, dout, eps) -> SimpleNamespace:
+    """Every node, input and gradient of one vector by name, from ln_core, plus rerun()."""
+    cache = ln_core.forward(x, gamma, beta, eps)
+    grads = ln_core.backward(dout, cache)
+    names = {f.name: getattr(cache, f.name) for f in dataclasses.fields(cache)}
+    names |= {f.name: getattr(grads, f.name) for f in dataclasses.fields(grads)}
+
+    def rerun(**changed):
+        inputs = {"x": x, "gamma": gamma, "beta": beta, **changed}
+        return _numbers(inputs["x"], inputs["gamma"], inputs["beta"], dout, eps)
+
+    return SimpleNamespace(**names, D=x.shape[-1], np=np, rerun=rerun)
+
+
+def _vector_inputs(preset: str, dtype: str, eps: float):
+    example = make_example(preset, (3, 6), 0)
+    x = example.x.reshape(-1, example.x.shape[-1])[0].astype(dtype)
+    dout = np.random.default_rng(1).standard_normal(x.shape).astype(dtype)
+    return x, example.gamma.astype(dtype), example.beta.astype(dtype), dout, eps
+
+
+def assert_cites_ln_core(question: Question, numbers: SimpleNamespace) -> None:
+    """Each fact recomputes from its source; each decimal in the text is a fact."""
+    assert question.answer in question.options
+    texts = {fact.text for fact in question.facts}
+    shown = question.prompt + " " + question.explanation
+    for fact in question.facts:
+        expected = float(eval(fact.source, {}, vars(numbers)))  # sources are our own code
+        np.testing.assert_allclose(fact.value, expected, rtol=1e-12, err_msg=fact.source)
+        assert fact.text in shown, (fact.source, fact.text, shown)
+    strays = [n for n in DECIMAL.findall(shown) if n not in texts]
+    assert not strays, (strays, shown)
+
+
+@pytest.mark.parametrize(("preset", "dtype", "eps"), CASES)
+def test_every_question_cites_numbers_computed_by_ln_core(preset, dtype, eps):
+    inputs = _vector_inputs(preset, dtype, eps)
+    numbers = _numbers(*inputs)
+    asked = vector(*inputs)
+    for number, make in STEP_QUESTIONS.items():
+        question = make(asked)
+        assert question.explanation, number
+        assert_cites_ln_core(question, numbers)
+    for make in PAGE_QUESTIONS.values():
+        assert_cites_ln_core(make(asked), numbers)
+
+
+def test_there_is_a_question_for_each_of_the_twenty_steps():
+    assert sorted(STEP_QUESTIONS) == list(range(1, 21))
+
+
+@pytest.mark.parametrize(
+    ("number", "inputs", "answer"),
+    [
+        # x_hat_0 > 0 and dout_0 < 0: this vector's share of dgamma_0 is negative.
+        (13, ([1.0, -1.0], [1.0, 1.0], [0.0, 0.0], [-2.0, 1.0]), "negative"),
+        # Every gamma doubled: dx doubles.
+        (
+            "gamma_doubling",
+            ([1.0, 3.0, -2.0], [1.0, 2.0, 3.0], [0.0] * 3, [1.0, 0.0, 0.0]),
+            "double",
+        ),
+        # dx sums to 0 whatever the numbers.
+        (20, ([4.0, 0.0, 1.0], [2.0, -1.0, 3.0], [1.0] * 3, [5.0, 1.0, -2.0]), "zero"),
+    ],
+)
+def test_answers_follow_from_the_reasoning(number, inputs, answer):
+    arrays = [np.asarray(a) for a in inputs]
+    make = STEP_QUESTIONS.get(number) or PAGE_QUESTIONS[number]
+    assert make(vector(*arrays, 1e-5)).answer == answer
+
+
+@pytest.mark.parametrize("number", range(1, 21))
+def test_the_stepper_reveal_is_the_question_on_the_students_own_numbers(lab, number):
+    lab.set_sidebar("preset", "Classroom (D = 4, integers)").open("Stepper").step_to(number)
+    lab.at.main.toggle(key="w_quiz_").set_value(True)
+    lab.run()
+    s = lab.state
+    question = STEP_QUESTIONS[number](
+        vector(s["x"][0], s["gamma"], s["beta"], s["dout_random"][0], s["eps"])
+    )
+    prompts = [m.value for m in lab.at.main.markdown if "Before you look" in m.value]
+    assert prompts == [f"**{question.prompt}**"]
+    lab.at.main.radio(key=f"guess_{number}").set_value(question.answer)
+    lab.run()
+    lab.click("Reveal")
+    lab.assert_clean()
+    (success,) = lab.at.main.success
+    assert success.value == f"Right: {question.answer}. {question.explanation}"

@@ -1,0 +1,98 @@
+"""ui.numbers: what a typed number means, exactly, and what is refused with a reason."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ui.numbers import format_number, parse_number, parse_whole
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1e-3", 1e-3),
+        ("2.5E3", 2500.0),
+        ("-2e-3", -2e-3),
+        (" 3 ", 3.0),
+        ("+4", 4.0),
+        ("\u22125", -5.0),  # a true minus sign, as word processors type it
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("0.1", 0.1),
+        ("1e308", 1e308),
+        (7, 7.0),
+        (-3.25, -3.25),
+    ],
+)
+def test_a_number_is_read_as_written(text, expected):
+    assert parse_number(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("1,5", "1,5 not"),
+        ("1.2.3", "not a number"),
+        ("", "empty"),
+        ("   ", "empty"),
+        (None, "empty"),
+        ("nan", "not a number"),
+        ("inf", "not a number"),
+        ("-Infinity", "not a number"),
+        (float("nan"), "not a number"),
+        (float("inf"), "too large"),
+        ("1e400", "too large"),
+        ("0x10", "not a number"),
+        ("1_000", "not a number"),
+        ("2 3", "not a number"),
+        ("1e", "not a number"),
+        ("e3", "not a number"),
+        ("--1", "not a number"),
+        ("[a](http://x)", "not a number"),
+        (True, "empty"),
+    ],
+)
+def test_anything_else_is_refused_with_a_reason(text, reason):
+    with pytest.raises(ValueError) as caught:
+        parse_number(text)
+    message = str(caught.value).replace("\\", "")
+    assert reason in message or reason.split()[0] in message, message
+
+
+def test_a_comma_is_explained():
+    with pytest.raises(ValueError, match="use a point for decimals"):
+        parse_number("1,5")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("12", 12), ("1e3", 1000), ("+4", 4), ("8.0", 8), (" 2 ", 2)]
+)
+def test_a_whole_number_is_read_as_written(text, expected):
+    assert parse_whole(text, 0, 2000) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("2.5", "not a whole number"), ("1e3", "from 1 to 32"), ("0", "from 1 to 32"), ("x", "not")],
+)
+def test_a_whole_number_out_of_range_or_fractional_is_refused(text, reason):
+    with pytest.raises(ValueError, match=reason):
+        parse_whole(text, 1, 32)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_float_round_trips_exactly(value):
+    assert parse_number(repr(value)) == value
+    assert parse_number(format_number(value)) == value
+    assert math.copysign(1, parse_number(format_number(value))) == math.copysign(1, value)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_scientific_notation_in_either_case_reads_exactly(value):
+    text = f"{value:.17e}"
+    assert parse_number(text) == float(text)
+    assert parse_number(text.upper()) == float(text)

@@ -1,0 +1,99 @@
+"""The gradient check never cries wolf: 'cannot resolve' instead of 'fail' on a correct gradient.
+
+With D = 1 or 2, or eps near 0, dx can be far below what central differences resolve (with
+D = 2 every vector normalizes to about (-1, 1) whatever x is, so dx is of the order of eps).
+A correct backward must then never be reported as failing; a wrong one must still fail
+wherever its error is larger than what the differences can resolve.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from kit import DTYPES
+
+import ln_core.gradcheck as gradcheck
+from ln_core import Bug, buggy_backward, closed_form_backward, forward, gradient_check
+
+SWEEP = list(itertools.product((1, 2, 3), (0.0, 1e-12, 1e-5), DTYPES))
+
+
+def _case(seed: int, d: int, dtype, offset: float = 0.0, scale: float = 1.0):
+    rng = np.random.default_rng(seed)
+    x = (scale * (offset + rng.normal(size=(3, d)))).astype(dtype)
+    gamma = rng.uniform(0.5, 2.0, size=d) * rng.choice([-1.0, 1.0], size=d)
+    return x, gamma, rng.normal(size=d), rng.normal(size=(3, d))
+
+
+def test_the_reported_false_alarm_is_now_cannot_resolve():
+    check = gradient_check([[0, 3]], [1, 1], [0, 0], [[1, -2]])
+    assert check.errors["backward"]["dx"] > check.tolerance  # the error is still shown as is
+    assert check.status("backward", "dx") == "cannot resolve"
+    assert check.passed
+    assert check.unresolved == ("dx",)
+    advice = check.advice("dx")
+    assert advice.startswith("dx: cannot resolve at this step.")
+    assert "try D >= 3" in advice
+
+
+@pytest.mark.parametrize(("d", "eps", "dtype"), SWEEP)
+@pytest.mark.parametrize(("offset", "scale"), [(0.0, 1.0), (10.0, 1.0), (0.0, 1e3), (5.0, 1e-3)])
+def test_a_correct_gradient_never_fails(d, eps, dtype, offset, scale):
+    x, gamma, beta, dout = _case(d, d, dtype, offset, scale)
+    if eps == 0.0 and d == 1:
+        with pytest.raises(ValueError, match="zero variance"):
+            gradient_check(x, gamma, beta, dout, eps)
+        return
+    check = gradient_check(x, gamma, beta, dout, eps)
+    statuses = {(m, t): check.status(m, t) for m in check.errors for t in check.tensors}
+    assert "fail" not in statuses.values(), (statuses, check.errors, check.resolution)
+    assert check.passed
+
+
+@pytest.mark.parametrize(("d", "eps", "dtype"), SWEEP)
+@pytest.mark.parametrize("bug", list(Bug))
+def test_a_wrong_gradient_still_fails_where_resolvable(monkeypatch, d, eps, dtype, bug):
+    x, gamma, beta, dout = _case(7 + d, d, dtype, offset=1.0)
+    if (eps == 0.0 and d == 1) or (bug is Bug.UNBIASED_VARIANCE and d == 1):
+        return  # undefined forward, or a bug that needs D >= 2
+    correct = gradient_check(x, gamma, beta, dout, eps)
+    monkeypatch.setattr(gradcheck, "backward", lambda g, cache: buggy_backward(g, cache, bug))
+    check = gradient_check(x, gamma, beta, dout, eps, h=correct.h)
+    exact = closed_form_backward(dout, forward(x, gamma, beta, eps)).dx.astype(np.float64)
+    wrong_by = float(np.max(np.abs(check.analytic.dx - exact)))
+    clearly_wrong = wrong_by > 3 * check.resolution["dx"] + 2 * check.tolerance * float(
+        np.max(np.abs(exact))
+    )
+    if clearly_wrong:
+        assert check.status("backward", "dx") == "fail", (wrong_by, check.resolution)
+        assert not check.passed
+    assert check.status("closed_form", "dx") != "fail"
+
+
+def test_the_sweep_really_meets_both_cases():
+    """The sweep above holds unresolvable and clearly wrong gradients, so it can fail."""
+    unresolved = caught = 0
+    for d, eps, dtype in SWEEP:
+        if eps == 0.0 and d == 1:
+            continue
+        x, gamma, beta, dout = _case(d, d, dtype)
+        unresolved += bool(gradient_check(x, gamma, beta, dout, eps).unresolved)
+    for bug in (Bug.DROP_VARIANCE_PATH, Bug.MEAN_PATH_SIGN):
+        x, gamma, beta, dout = _case(3, 2, np.float64)
+        cache = forward(x, gamma, beta, 1e-5)
+        check = gradient_check(x, gamma, beta, dout, 1e-5)
+        wrong = buggy_backward(dout, cache, bug).dx
+        caught += float(np.max(np.abs(wrong - check.numerical.dx))) > check.resolution["dx"]
+    assert unresolved >= 5
+    assert caught == 2
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_default_step_is_at_least_four_ulp_of_x(dtype):
+    x = np.array([[1000.0], [-1000.0]], dtype=dtype)  # D = 1: sigma = sqrt(eps), far below x's ulp
+    check = gradient_check(x, [2.0], [0.5], [[1.0], [-3.0]], 1e-12)
+    assert check.h >= 4 * np.spacing(dtype.type(1000.0))
+    assert check.passed
+    np.testing.assert_array_equal(check.numerical.dx, 0.0)

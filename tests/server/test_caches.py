@@ -1,0 +1,55 @@
+"""Every cache in the app is bounded, so no sequence of visitors grows the server without end.
+
+Each st.cache_data / st.cache_resource names max_entries and a ttl; the st.cache_data sizes in
+ui/compute.py add up to at most CACHE_BUDGET_MB, the ceiling .streamlit/config.toml gives
+Streamlit for all cached data together.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from ui import compute
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]
+APP_SOURCES += sorted((ROOT / "app_pages").glob("*.py"))
+CACHES = ("cache_data", "cache_resource")
+
+
+def _cache_uses(path: Path) -> list[tuple[int, set[str] | None]]:
+    """(line, keyword names) of every st.cache_data / st.cache_resource in the file; None for
+    a bare decorator that passes none."""
+    uses = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in CACHES:
+            uses.append((node.lineno, {k.arg for k in node.keywords}))
+        elif isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                if getattr(decorator, "attr", "") in CACHES:
+                    uses.append((decorator.lineno, None))
+    return uses
+
+
+def test_every_cache_has_a_number_of_entries_and_a_time_to_live() -> None:
+    found, unbounded = 0, []
+    for path in APP_SOURCES:
+        for line, keywords in _cache_uses(path):
+            found += 1
+            if keywords is None or not {"max_entries", "ttl"} <= keywords:
+                unbounded.append(f"{path.relative_to(ROOT)}:{line}")
+    assert found >= 2, "no caches found: has the way they are declared changed?"
+    assert not unbounded, f"caches without max_entries and ttl: {unbounded}"
+
+
+def test_the_cached_results_fit_the_documented_budget() -> None:
+    assert len(compute.SIZES_MB) >= 10, compute.SIZES_MB
+    assert sum(compute.SIZES_MB.values()) <= compute.CACHE_BUDGET_MB, compute.SIZES_MB
+
+
+def test_streamlit_is_given_the_same_ceiling_for_all_cached_data() -> None:
+    config = (ROOT / ".streamlit" / "config.toml").read_text()
+    found = re.findall(r'^maxCacheDataSize = "(\d+)mb"', config, flags=re.MULTILINE)
+    assert found == [str(compute.CACHE_BUDGET_MB)], found

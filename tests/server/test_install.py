@@ -1,0 +1,74 @@
+"""The install is reproducible: constraints.txt pins what CI tested, and every install uses it.
+
+Also guards what the launcher relies on: ui.launch is plain `streamlit run app.py`, which only
+opens links to a page on a fresh server without a "Page not found" dialog because no folder
+named pages/ sits beside app.py (Streamlit's legacy pages-folder mode; see app.py). The cold
+start test then checks that promise against the pinned Streamlit.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[2]
+REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements-bench.txt")
+INSTALLERS = ("run.sh", "test.sh", "bench/run.sh")
+
+
+def _requirements(name: str) -> list[Requirement]:
+    found = []
+    for line in (ROOT / name).read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("-r "):
+            found += _requirements(line[3:].strip())
+        elif line:
+            found.append(Requirement(line))
+    return found
+
+
+def _pins() -> dict[str, Version]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, version = line.split("==")  # anything but an exact pin fails here
+            pins[canonicalize_name(name)] = Version(version)
+    return pins
+
+
+def test_constraints_pin_every_requirement_exactly_within_its_range() -> None:
+    pins = _pins()
+    for requirement in {r.name: r for f in REQUIREMENT_FILES for r in _requirements(f)}.values():
+        pinned = pins.get(canonicalize_name(requirement.name))
+        assert pinned is not None, f"{requirement.name} is not pinned in constraints.txt"
+        assert requirement.specifier.contains(pinned), f"{requirement} excludes pin {pinned}"
+
+
+def test_the_installed_app_libraries_are_the_pinned_ones() -> None:
+    pins = _pins()
+    for requirement in _requirements("requirements-dev.txt"):
+        installed = Version(metadata.version(requirement.name))
+        assert installed == pins[canonicalize_name(requirement.name)], (
+            f"{requirement.name} {installed} is installed but constraints.txt pins "
+            f"{pins[canonicalize_name(requirement.name)]}: update and re-test, or reinstall"
+        )
+
+
+def test_every_install_command_uses_the_constraints() -> None:
+    for script in INSTALLERS:
+        installs = re.findall(r"pip install .*", (ROOT / script).read_text())
+        assert installs, f"{script} installs nothing"
+        assert all("-c constraints.txt" in line for line in installs), (script, installs)
+
+
+def test_no_folder_named_pages_beside_the_app() -> None:
+    assert not (ROOT / "pages").exists(), (
+        "a pages/ folder beside app.py starts every fresh server in Streamlit's legacy "
+        "pages-folder mode; page scripts belong in app_pages/"
+    )
