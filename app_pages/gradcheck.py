@@ -7,7 +7,7 @@ import streamlit as st
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TENSORS, TOLERANCES
 from teaching.verdicts import caught, gradient_verdict
-from ui import caps, compute, state
+from ui import caps, compute, share, state
 from ui.errors import stops_on_error
 from ui.figures import error_vs_step
 from ui.matrix_view import draw_matrix
@@ -53,24 +53,22 @@ with stops_on_error():
             )
             st.dataframe(frame, width="stretch", height=400, column_config=CHECK_COLUMNS)
 
-st.subheader("One vector, closer")
-st.caption("The step plot and the bug's Jacobian below use this vector.")
-index = pick_vector(s["x"].shape)
 
-with stops_on_error():
-    st.subheader("Error against the step h")
-    st.caption(
-        "Too large an h and the difference quotient bends with the curve (truncation error, "
-        "falling like h^2); too small and x + h and x - h differ only in their last digits "
-        "(round-off, growing like 1/h). Computed for one vector, in both dtypes."
-    )
-    sweep = compute.step_sweep(state.inputs("float64").vector(index))
-    st.plotly_chart(error_vs_step(sweep), width="stretch")
+def step_sweep(index: tuple[int, ...]) -> None:
+    """The check's error against the step h, for the vector at `index`."""
+    with stops_on_error():
+        st.subheader("Error against the step h")
+        st.caption(
+            "Too large an h and the difference quotient bends with the curve (truncation error, "
+            "falling like h^2); too small and x + h and x - h differ only in their last digits "
+            "(round-off, growing like 1/h). Computed for one vector, in both dtypes."
+        )
+        sweep = compute.step_sweep(state.inputs("float64").vector(index))
+        st.plotly_chart(error_vs_step(sweep), width="stretch")
 
 
-@st.fragment
-def break_the_backward() -> None:
-    """A bug selector that reruns only this section."""
+def break_the_backward(index: tuple[int, ...]) -> None:
+    """A known bug injected into the backward, and whether the check catches it."""
     st.subheader("Break the backward")
     st.caption("Each choice is a mistake students really make. The check must catch it.")
     with stops_on_error():
@@ -115,4 +113,15 @@ def break_the_backward() -> None:
         draw_matrix(gap, "analytic J minus numerical J: where the bug lives")
 
 
-break_the_backward()
+@st.fragment
+def one_vector() -> None:
+    """The vector picker and the bug selector rerun only this part (the inputs stay the same)."""
+    st.subheader("One vector, closer")
+    st.caption("The step plot and the bug's Jacobian below use this vector.")
+    index = pick_vector(s["x"].shape)
+    step_sweep(index)
+    break_the_backward(index)
+    share.write_link()  # the chosen vector is part of the link
+
+
+one_vector()
