@@ -139,6 +139,7 @@ def bug_jacobian_gap(vector: Inputs, bug: str) -> np.ndarray:
 
 @cached(16, 2)
 def audit(inputs: Inputs) -> list[ln_core.AuditResult]:
+    """Every formula of the source documents, judged on these inputs (in float64)."""
     return ln_core.audit(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
 
 

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
+from ln_core.bugs import Bug
 from teaching.presets import PRESETS, make_example
 from ui import state
 from ui.errors import listed, literal
@@ -70,6 +71,8 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "norm": ("norm_kind", _choice(("layer", "batch", "rms"))),
     "presenter": ("presenter", _flag),
     "quiz": ("quiz", _flag),
+    "paths": ("jacobian_paths", _flag),
+    "bug": ("bug", _choice([bug.value for bug in Bug])),
     "affine": ("affine", _choice(AFFINE)),
     "per": ("per", _choice(PER)),
 }
