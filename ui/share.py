@@ -1,9 +1,10 @@
 """Shareable links: the whole view in the URL's query string, read back with strict checks.
 
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
-chosen vector, presenter and quiz modes, the layer's affine and per-sequence options, hide
-flags, and any array edited by hand while it is small. Anything that does not parse or is out
-of range falls back to its default and is reported, so a tampered link never breaks the app.
+chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
+modes, the layer's affine and per-sequence options, hide flags, and any array edited by hand
+while it is small. Anything that does not parse or is out of range falls back to its default
+and is reported, so a tampered link never breaks the app.
 """
 
 from __future__ import annotations
