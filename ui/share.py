@@ -1,7 +1,8 @@
 """Shareable links: the whole view in the URL's query string, read back with strict checks.
 
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
-chosen vector, presenter and quiz modes, hide flags, and any array edited by hand while it is
+chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
+modes, hide flags, and any array edited by hand while it is
 small. Anything that does not parse or is out of range falls back to its default and is
 reported, so a tampered link never breaks the app.
 """
