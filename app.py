@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-import ui.warmup  # noqa: F401  # first: heavy libraries fully imported before any page runs
+import ui.server_memory  # first: the allocator settings that let the server give memory back
+import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
 from ui import guide, presenter, share, sidebar, state
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
