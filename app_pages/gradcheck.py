@@ -5,9 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from ln_core.bugs import Bug
-from ln_core.gradcheck import TENSORS, TOLERANCES
+from ln_core.gradcheck import TOLERANCES
 from teaching.verdicts import caught, gradient_verdict
-from ui import caps, compute, share, state
+from ui import affine_control, caps, compute, share, state
 from ui.errors import stops_on_error
 from ui.figures import error_vs_step
 from ui.matrix_view import draw_matrix
@@ -34,19 +34,24 @@ st.caption(
     "gradient is too small for central differences to tell apart at this step. In the tables, "
     "each entry's band (good, suspicious, wrong) shows where a tensor's error comes from."
 )
+# Per sequence, a sequence is one group: the same bound as D per token.
+MAX_GROUP = caps.CAPS["gradcheck"].max_d
+affine_control.draw(MAX_GROUP)
 
 with stops_on_error():
-    inputs = state.inputs()
+    inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
     st.subheader(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
+    for tensor in check.unresolved:
+        st.info(check.advice(tensor), icon=":material/blur_on:")
     cols = st.columns(3)
-    for col, tensor in zip(cols, TENSORS, strict=True):
+    for col, tensor in zip(cols, check.tensors, strict=False):
         error = check.errors["backward"][tensor]
         verdict = gradient_verdict(check, tensor)
         verdict_metric(f"{tensor}: {verdict.status}", f"{error:.1e}", verdict, col)
-    tabs = st.tabs(list(TENSORS))
-    for tab, tensor in zip(tabs, TENSORS, strict=True):
+    tabs = st.tabs(list(check.tensors))
+    for tab, tensor in zip(tabs, check.tensors, strict=True):
         with tab:
             frame = check_frame(
                 getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
@@ -81,7 +86,7 @@ def break_the_backward(index: tuple[int, ...]) -> None:
             )
         )
         st.info(bug.description)
-        inputs = state.inputs()
+        inputs = affine_control.applied(state.inputs(), MAX_GROUP)
         errors, tol = compute.bug_check(inputs, bug.value)
         verdict = caught(errors["dx"], tol, inputs.dtype)
         cols = st.columns(2)
