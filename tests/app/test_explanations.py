@@ -16,8 +16,12 @@ import numpy as np
 import pytest
 
 import ln_core
+from ln_core.forward import NODE_NAMES
+from teaching.glossary import meaning
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, vector
+from ui.bundle import make_bundle
+from ui.report import html_report
 
 DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d+e[+-]\d+")
 CASES = [
@@ -171,3 +175,23 @@ def test_the_stepper_ends_with_dx_dgamma_dbeta_and_their_closed_form_check(lab):
     assert any(t.shape == params.shape and np.array_equal(t, params) for t in tables)
     closed = lab.metrics()["staged vs closed form"]
     assert float(closed) < 1e-12
+
+
+# -- node names spelled out ----------------------------------------------------------------------
+
+
+def test_every_node_has_a_plain_meaning_on_the_stepper_and_in_the_report(lab):
+    lab.open("Stepper")
+    (glossary,) = [e for e in lab.at.main.expander if e.label == "What the names mean"]
+    text = glossary.markdown[0].value
+    for node in NODE_NAMES:
+        assert f"`{node}`: {meaning(node)}" in text
+    assert meaning("sq_xsm") == "squared deviation from the mean"
+    assert meaning("sve") == "sample variance plus eps"
+    for number, node in ((3, "sq_xsm"), (15, "sqrt_sve")):
+        lab.step_to(number)
+        assert any(meaning(node) in c.value for c in lab.at.main.caption), node
+    report = html_report(
+        make_bundle(np.ones((2, 3)) * [1, 2, 4], np.ones(3), np.zeros(3), np.ones((2, 3)))
+    )
+    assert "squared deviation from the mean" in report
