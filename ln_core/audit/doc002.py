@@ -98,7 +98,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"\epsilon)^{-\frac{1}{2}}",
         model=MODEL,
         quantity=q.XHAT_DIRECT,
-        formula=lambda st: st.diagonal() * st.s[:, :, None],
+        formula=lambda st: st.diagonal() * st.at_columns(st.s),
         reading="Read as the direct part of ∂x̂/∂x, μ and σ² held: (σ² + ε)^(−1/2) on the "
         "diagonal, 0 elsewhere. The paths through μ and σ² are the other two terms of (3).",
     ),
@@ -157,7 +157,7 @@ ENTRIES: tuple[Entry, ...] = (
         line=r"\frac{\partial \mu}{\partial \mathbf{x}} = \mathbf{\frac{1}{H}} \tag{8}",
         model=MODEL,
         quantity=q.DMU_DX,
-        formula=lambda st: np.full((st.x.shape[0], len(st.rows)), 1.0 / st.n),
+        formula=lambda st: np.full(st.vector_shape(len(st.rows)), 1.0 / st.n),
     ),
     Entry(
         id="002-dvar",
@@ -179,7 +179,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"... H \tag{10}",
         model=MODEL,
         quantity=q.DVAR_DX,
-        formula=lambda st: 2.0 / st.n * st.x_sm[:, st.rows],
+        formula=lambda st: 2.0 / st.n * st.x_sm[..., st.rows],
         reading="'j = i … H' is read as j = 1 … H: one entry per feature of the vector, as "
         "the matrix after it shows.",
     ),
