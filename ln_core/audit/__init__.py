@@ -25,9 +25,11 @@ ENTRIES: tuple[Entry, ...] = (
 VERDICTS = ("correct", "wrong", "cannot decide")
 
 
-def audit_case(case: Case) -> list[AuditResult]:
-    """Every entry judged on one case, in ENTRIES order (the case caches its settings)."""
-    return [judge(entry, case) for entry in ENTRIES]
+def audit_case(case: Case) -> list[list[AuditResult]]:
+    """Every entry judged on each stacked case: one list per case, in ENTRIES order. The case
+    caches its settings and results (see Case.with_eps)."""
+    by_entry = [judge(entry, case) for entry in ENTRIES]
+    return [list(results) for results in zip(*by_entry, strict=True)]
 
 
 def audit(
@@ -40,7 +42,7 @@ def audit(
     undefined on the inputs, its entries say "cannot decide" and why. Raises ValueError only
     for inputs that are not numbers of the right shapes.
     """
-    return audit_case(Case.of(x, gamma, beta, dout, eps))
+    return audit_case(Case.of(x, gamma, beta, dout, eps))[0]
 
 
 __all__ = [

@@ -11,7 +11,6 @@ import numpy as np
 from ln_core.audit import quantities as q
 from ln_core.audit.model import Correction, Entry, Model
 from ln_core.audit.setting import Case, Setting
-from ln_core.gradcheck import rel_error
 
 MODEL = Model(gamma="scalar", eps=False, axis="features")
 PER_FEATURE = Model(gamma="per-feature", eps=False, axis="features")
@@ -35,7 +34,7 @@ _ONE_GAMMA = (
 
 def dgamma_product(st: Setting) -> np.ndarray:
     """The row ∂C/∂y times the column (z - μ)/σ: Σ_k ∂C/∂y_k (z_k - μ)/σ, summed over vectors."""
-    return np.sum(st.dy * st.x_sm / st.sigma)
+    return st.total(st.dy * st.x_sm / st.sigma)
 
 
 def dgamma_averaged(st: Setting) -> np.ndarray:
@@ -44,7 +43,7 @@ def dgamma_averaged(st: Setting) -> np.ndarray:
 
 def dbeta_product(st: Setting) -> np.ndarray:
     """The row ∂C/∂y times the column ∂y/∂β = 1: Σ_k ∂C/∂y_k, summed over vectors."""
-    return np.sum(st.dy)
+    return st.total(st.dy)
 
 
 def dbeta_averaged(st: Setting) -> np.ndarray:
@@ -59,26 +58,31 @@ def _times_j(st: Setting, row: np.ndarray) -> np.ndarray:
 
 def dz(st: Setting) -> np.ndarray:
     """γ/(Nσ) (∂C/∂y · J)."""
-    return st.gamma[0] / (st.n * st.sigma) * _times_j(st, st.dy)
+    return st.gamma_scalar / (st.n * st.sigma) * _times_j(st, st.dy)
 
 
-def per_feature_note(case: Case) -> str:
-    """How the lab's one-γ-per-feature changes ∂C/∂z: a model difference, not a mistake."""
+def per_feature_note(case: Case) -> list[str]:
+    """How the lab's one-γ-per-feature changes ∂C/∂z, one note per stacked case: a model
+    difference, not a mistake."""
     try:
         st = case.setting(PER_FEATURE)
     except ValueError:
-        return ""
-    scalar_placement = st.gamma / (st.n * st.sigma) * _times_j(st, st.dy)
-    error = rel_error(scalar_placement, st.grads.dx)
-    text = (
-        "A note on the model, not a mistake: with one γ per feature, as in the lab, γ_k "
-        "multiplies row k of the Jacobian, so ∂C/∂z = 1/(Nσ) ((∂C/∂y ⊙ γ) · J). Putting your "
-        f"γ in front of the product, as this formula does for one γ, is off by {error:.1e} "
-        "against the lab's dx at ε = 0"
-    )
-    if np.all(case.gamma == case.gamma[0]):
-        return f"{text}; your γ is uniform, so both placements agree here."
-    return f"{text}."
+        return [""] * case.count
+    gap = st.largest(np.abs(st.gamma / (st.n * st.sigma) * _times_j(st, st.dy) - st.grads.dx))
+    errors = gap / np.maximum(1e-12, 2 * st.largest(np.abs(st.grads.dx)))
+    notes = []
+    for c, error in enumerate(errors):
+        text = (
+            "A note on the model, not a mistake: with one γ per feature, as in the lab, γ_k "
+            "multiplies row k of the Jacobian, so ∂C/∂z = 1/(Nσ) ((∂C/∂y ⊙ γ) · J). Putting "
+            f"your γ in front of the product, as this formula does for one γ, is off by "
+            f"{error:.1e} against the lab's dx at ε = 0"
+        )
+        uniform = np.all(case.gamma[c] == case.gamma[c][0])
+        notes.append(
+            f"{text}; your γ is uniform, so both placements agree here." if uniform else f"{text}."
+        )
+    return notes
 
 
 def _sublayer_jacobian_times(st: Setting, row: np.ndarray) -> np.ndarray:
@@ -166,7 +170,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"\mathbf{y}^{(n+1)}} \frac{\partial \mathbf{y}^{(n+1)}}{\partial \mathbf{z}^{(n)}}",
         model=MODEL,
         quantity=q.DX,
-        formula=lambda st: st.gamma[0] * q.applied_jacobian(st, st.dy),
+        formula=lambda st: st.gamma_scalar * q.applied_jacobian(st, st.dy),
         reading="The row ∂C/∂y times the Jacobian ∂y/∂z (row k: output y_k), evaluated with "
         "ln_core's Jacobian of x̂ times the one γ.",
     ),
@@ -178,7 +182,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"z_k^{(n)}} = \frac{1}{N}",
         model=MODEL,
         quantity=q.DMU_DX,
-        formula=lambda st: np.full((st.x.shape[0], len(st.rows)), 1.0 / st.n),
+        formula=lambda st: np.full(st.vector_shape(len(st.rows)), 1.0 / st.n),
     ),
     Entry(
         id="000-dV",
@@ -189,7 +193,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"\frac{2\mu}{N} = \frac{2}{N} (z_k^{(n)} - \mu)",
         model=MODEL,
         quantity=q.DVAR_DX,
-        formula=lambda st: 2.0 / st.n * st.x_sm[:, st.rows],
+        formula=lambda st: 2.0 / st.n * st.x_sm[..., st.rows],
     ),
     Entry(
         id="000-dsigma",
@@ -200,7 +204,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"{\partial z_k^{(n)}} = \frac{(z_k^{(n)} - \mu)}{N\sigma}",
         model=MODEL,
         quantity=q.DSIGMA_DX,
-        formula=lambda st: st.x_sm[:, st.rows] / (st.n * st.sigma),
+        formula=lambda st: st.x_sm[..., st.rows] / (st.n * st.sigma),
     ),
     Entry(
         id="000-case1",
@@ -213,9 +217,9 @@ ENTRIES: tuple[Entry, ...] = (
         model=MODEL,
         quantity=q.Y_JACOBIAN,
         formula=lambda st: (
-            -st.gamma[0]
-            / (st.n * st.sigma[:, :, None])
-            * (1.0 + st.at_columns(st.x_sm) * st.at_rows(st.x_sm) / st.sigma[:, :, None] ** 2)
+            -st.at_columns(st.gamma_scalar)
+            / (st.n * st.at_columns(st.sigma))
+            * (1.0 + st.at_columns(st.x_sm) * st.at_rows(st.x_sm) / st.at_columns(st.sigma) ** 2)
         ),
         where=Setting.off_diagonal,
     ),
@@ -229,9 +233,9 @@ ENTRIES: tuple[Entry, ...] = (
         model=MODEL,
         quantity=q.Y_JACOBIAN,
         formula=lambda st: (
-            st.gamma[0]
-            / (st.n * st.sigma[:, :, None])
-            * (st.n - 1 - st.at_rows(st.x_sm) ** 2 / st.sigma[:, :, None] ** 2)
+            st.at_columns(st.gamma_scalar)
+            / (st.n * st.at_columns(st.sigma))
+            * (st.n - 1 - st.at_rows(st.x_sm) ** 2 / st.at_columns(st.sigma) ** 2)
         ),
         where=Setting.diagonal,
     ),
@@ -246,8 +250,8 @@ ENTRIES: tuple[Entry, ...] = (
         quantity=q.J_000,
         formula=lambda st: np.where(
             st.diagonal(),
-            st.n - 1 - st.at_rows(st.x_sm) ** 2 / st.sigma[:, :, None] ** 2,
-            -1 - st.at_rows(st.x_sm) * st.at_columns(st.x_sm) / st.sigma[:, :, None] ** 2,
+            st.n - 1 - st.at_rows(st.x_sm) ** 2 / st.at_columns(st.sigma) ** 2,
+            -1 - st.at_rows(st.x_sm) * st.at_columns(st.x_sm) / st.at_columns(st.sigma) ** 2,
         ),
     ),
     Entry(
@@ -272,7 +276,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"\mathcal{C}}{\partial y_k^{(n+1)}} w_i^{(n)}",
         model=MODEL,
         quantity=q.DGAMMA_SCALAR,
-        formula=lambda st: np.sum(st.dy * st.xhat) / st.n,
+        formula=lambda st: st.total(st.dy * st.xhat) / st.n,
         reading="w_i inside a sum over k is read as w_k: the line restates the ∂C/∂γ above "
         "with w_k = (z_k − μ)/σ, which pairs each ∂C/∂y_k with its own w_k. Read literally, "
         "w_i is one fixed entry and the sum would be w_i Σ_k ∂C/∂y_k, which depends on "
@@ -280,7 +284,7 @@ ENTRIES: tuple[Entry, ...] = (
         correction=Correction(
             latex=r"\frac{\partial \mathcal{C}}{\partial \gamma} = \sum_k \frac{\partial "
             r"\mathcal{C}}{\partial y_k^{(n+1)}} w_k^{(n)}",
-            formula=lambda st: np.sum(st.dy * st.xhat),
+            formula=lambda st: st.total(st.dy * st.xhat),
             mistake=_N_TIMES_TOO_SMALL,
             agrees_when="N = 1, or the sum itself is 0",
             exposed_by="Any D ≥ 2 with a random upstream gradient shows the factor N.",

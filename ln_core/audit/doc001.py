@@ -17,7 +17,7 @@ MODEL = Model(gamma="per-feature", eps=False, axis="features")
 
 
 def three_terms(st: Setting, g: np.ndarray) -> np.ndarray:
-    """(1/σ) g - (1/(nσ)) Σ_j g_j - (X̂/(nσ)) Σ_j g_j X̂_j, g = ∇X̂. (V, n)."""
+    """(1/σ) g - (1/(nσ)) Σ_j g_j - (X̂/(nσ)) Σ_j g_j X̂_j, g = ∇X̂. (C, V, n)."""
     n, s = st.n, 1.0 / st.sigma
     return s * g - s / n * st.group_sum(g) - s / n * st.xhat * st.group_sum(g * st.xhat)
 
@@ -31,15 +31,15 @@ def compact(st: Setting) -> np.ndarray:
 
 
 def dsigma_combined(st: Setting) -> np.ndarray:
-    """1/(2σ) · 1/n · (2(X_j - μ)(1 - 1/n) - Σ_{i≠j} 2(X_i - μ)/n) at j = rows. (V, R)."""
-    own = st.x_sm[:, st.rows]
+    """1/(2σ) · 1/n · (2(X_j - μ)(1 - 1/n) - Σ_{i≠j} 2(X_i - μ)/n) at j = rows. (C, V, R)."""
+    own = st.x_sm[..., st.rows]
     others = st.group_sum(st.x_sm) - own
     return 1.0 / (2 * st.sigma) / st.n * (2 * own * (1 - 1 / st.n) - 2 * others / st.n)
 
 
 def _sigma3(st: Setting) -> np.ndarray:
-    """σ per vector, shaped (V, 1, 1) for Jacobian-shaped values."""
-    return st.sigma[:, :, None]
+    """σ per vector, shaped (C, V, 1, 1) for Jacobian-shaped values."""
+    return st.at_columns(st.sigma)
 
 
 _HOLD = (
@@ -87,7 +87,7 @@ ENTRIES: tuple[Entry, ...] = (
         line=r"\frac{\partial \mu}{\partial X_j} = \frac{1}{n}",
         model=MODEL,
         quantity=q.DMU_DX,
-        formula=lambda st: np.full((st.x.shape[0], len(st.rows)), 1.0 / st.n),
+        formula=lambda st: np.full(st.vector_shape(len(st.rows)), 1.0 / st.n),
     ),
     Entry(
         id="001-dxhat-dmu",
@@ -171,7 +171,7 @@ ENTRIES: tuple[Entry, ...] = (
         line=r"\frac{\partial \sigma}{\partial X_j} = \frac{1}{n\sigma}(X_j-\mu)",
         model=MODEL,
         quantity=q.DSIGMA_DX,
-        formula=lambda st: st.x_sm[:, st.rows] / (st.n * st.sigma),
+        formula=lambda st: st.x_sm[..., st.rows] / (st.n * st.sigma),
     ),
     Entry(
         id="001-dsigma-xhat",
@@ -180,7 +180,7 @@ ENTRIES: tuple[Entry, ...] = (
         line=r"\frac{\partial \sigma}{\partial X_j} = \frac{1}{n}\hat{X}_j",
         model=MODEL,
         quantity=q.DSIGMA_DX,
-        formula=lambda st: st.xhat[:, st.rows] / st.n,
+        formula=lambda st: st.xhat[..., st.rows] / st.n,
     ),
     Entry(
         id="001-dxhat-dsigma",

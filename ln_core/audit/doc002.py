@@ -98,9 +98,10 @@ ENTRIES: tuple[Entry, ...] = (
         r"\epsilon)^{-\frac{1}{2}}",
         model=MODEL,
         quantity=q.XHAT_DIRECT,
-        formula=lambda st: st.diagonal() * st.s[:, :, None],
+        formula=lambda st: st.diagonal() * st.at_columns(st.s),
         reading="Read as the direct part of ∂x̂/∂x, μ and σ² held: (σ² + ε)^(−1/2) on the "
-        "diagonal, 0 elsewhere. The paths through μ and σ² are the other two terms of (3).",
+        "diagonal, 0 elsewhere. The paths through μ and σ² are the other two terms of the "
+        "chain rule (3).",
     ),
     Entry(
         id="002-dmu-chain",
@@ -157,7 +158,7 @@ ENTRIES: tuple[Entry, ...] = (
         line=r"\frac{\partial \mu}{\partial \mathbf{x}} = \mathbf{\frac{1}{H}} \tag{8}",
         model=MODEL,
         quantity=q.DMU_DX,
-        formula=lambda st: np.full((st.x.shape[0], len(st.rows)), 1.0 / st.n),
+        formula=lambda st: np.full(st.vector_shape(len(st.rows)), 1.0 / st.n),
     ),
     Entry(
         id="002-dvar",
@@ -179,7 +180,7 @@ ENTRIES: tuple[Entry, ...] = (
         r"... H \tag{10}",
         model=MODEL,
         quantity=q.DVAR_DX,
-        formula=lambda st: 2.0 / st.n * st.x_sm[:, st.rows],
+        formula=lambda st: 2.0 / st.n * st.x_sm[..., st.rows],
         reading="'j = i … H' is read as j = 1 … H: one entry per feature of the vector, as "
         "the matrix after it shows.",
     ),
@@ -205,9 +206,9 @@ ENTRIES: tuple[Entry, ...] = (
             r"{2}}(\mathbf{x} - \mu)\sum_{j=1}^{H}\frac{\partial \mathcal{L}}{\partial "
             r"\hat{x}_j}(x_j - \mu)",
             formula=lambda st: _expanded(st, 1.0, 1.0 / st.n),
-            mistake="Two slips when (7) to (10) are put together. The mean term is "
+            mistake="Two slips when the three parts of the chain rule are added. The mean term is "
             "∂L/∂μ · ∂μ/∂x = −(σ² + ε)^(−1/2) (1/H) Σ_j ∂L/∂x̂_j: it has no further factor "
-            "∂L/∂x̂. The variance term must be multiplied by ∂σ²/∂x = (2/H)(x − μ) from (10): "
+            "∂L/∂x̂. The variance term ∂L/∂σ² · ∂σ²/∂x must carry ∂σ²/∂x = (2/H)(x − μ): "
             "the 2/H is missing, which leaves 1/2 where 1/H belongs.",
             agrees_when="both slipped terms vanish: the mean term when ∂L/∂x̂ is 1 on every "
             "entry or sums to 0, the variance term when H = 2 (then 1/2 = 1/H) or "

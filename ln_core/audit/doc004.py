@@ -39,7 +39,7 @@ def _dx_as_written(st: Setting, summed: bool) -> np.ndarray:
     def over_samples(a: np.ndarray) -> np.ndarray:
         return st.group_sum(a) if summed else a
 
-    dnormalized_x = c.gamma * st.dy
+    dnormalized_x = st.gamma * st.dy
     dx_sm1 = c.inv_sqrt_sve * dnormalized_x
     dinv = over_samples(c.x_sm * dnormalized_x)
     dsqrt_sve = -1.0 / c.sqrt_sve**2 * dinv
@@ -50,19 +50,18 @@ def _dx_as_written(st: Setting, summed: bool) -> np.ndarray:
     return dx_sm + 1.0 / st.n * np.ones_like(c.x) * dsample_mean
 
 
-DGX = q.node_gradient("dgx", "dgx, the gradient at gx = γ · normalized_x", q.size_dxhat)
 DX_SM_VIA_XHAT = q.node_gradient(
     "dx_sm_via_normalized_x", "the part of dx_sm that comes from normalized_x", q.size_dx
 )
 DINV = q.node_gradient(
     "dinv_sqrt_sve",
     "dinv_sqrt_sve, one per feature",
-    lambda st: float(np.max(st.group_sum(np.abs(st.x_sm * st.dxhat)))),
+    lambda st: st.largest(st.group_sum(np.abs(st.x_sm * st.dxhat))),
 )
 DSQRT = q.node_gradient(
     "dsqrt_sve",
     "dsqrt_sve, one per feature",
-    lambda st: float(np.max(st.s**2 * st.group_sum(np.abs(st.x_sm * st.dxhat)))),
+    lambda st: st.largest(st.s**2 * st.group_sum(np.abs(st.x_sm * st.dxhat))),
 )
 DSVE = q.node_gradient("dsve", "dsve, one per feature", q.size_dvar)
 DSAMPLE_VAR = q.node_gradient("dsample_var", "dsample_var, one per feature", q.size_dvar)
@@ -77,8 +76,6 @@ DX_VIA_MEAN = q.node_gradient(
     "dx_via_sample_mean", "the part of dx that comes through sample_mean", q.size_dx
 )
 DX = q.node_gradient("dx", "dx, BatchNorm's gradient at its input", q.size_dx)
-DGAMMA = q.node_gradient("dgamma", "dgamma, one per feature", q.size_dgamma)
-DBETA = q.node_gradient("dbeta", "dbeta, one per feature", q.size_dbeta)
 
 
 def _line(number: str, body: str) -> str:
@@ -111,7 +108,7 @@ ENTRIES: tuple[Entry, ...] = (
         step="⑩ dγx",
         line=_L10,
         model=MODEL,
-        quantity=DGX,
+        quantity=q.DGX,
         formula=lambda st: 1 * st.dy,
         reading="dγx is read as dgx, the gradient at node ⑨'s gx = gamma * normalized_x.",
     ),
@@ -121,7 +118,7 @@ ENTRIES: tuple[Entry, ...] = (
         step="⑩ dβq",
         line=_L10,
         model=MODEL,
-        quantity=DBETA,
+        quantity=q.DBETA,
         formula=lambda st: 1 * st.dy,
         reading="dβq is read as dβ: the q is left over from the chain-rule example f = qz.",
         correction=Correction(
@@ -138,11 +135,11 @@ ENTRIES: tuple[Entry, ...] = (
         step="⑨ dγ",
         line=_L9,
         model=MODEL,
-        quantity=DGAMMA,
-        formula=lambda st: st.xhat * st.grads.dgx,
+        quantity=q.DGAMMA,
+        formula=lambda st: st.xhat * st.dy,
         correction=Correction(
             latex=_line("⑨", r"d\gamma = \sum_{i=1}^{N} normalized\_x_i * d\gamma x_i"),
-            formula=lambda st: st.batch_sum(st.xhat * st.grads.dgx),
+            formula=lambda st: st.batch_sum(st.xhat * st.dy),
             mistake="γ " + _PER_SAMPLE + _BATCHNORM,
             agrees_when=_ONE_SAMPLE,
             exposed_by=_TWO_OR_MORE,
@@ -155,7 +152,7 @@ ENTRIES: tuple[Entry, ...] = (
         line=_L9,
         model=MODEL,
         quantity=q.DXHAT,
-        formula=lambda st: st.gamma * st.grads.dgx,
+        formula=lambda st: st.gamma * st.dy,
     ),
     Entry(
         id="004-8-dxsm1",

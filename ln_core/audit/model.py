@@ -81,7 +81,8 @@ class Entry:
     line: the document's own line, in LaTeX as the document writes it. formula: that line as
     code. where: which entries of the quantity the line speaks about (a case of a piecewise
     formula), None for all. reading: how a typo or an ambiguity was read, and why.
-    note: a teaching note computed on the inputs (for a model difference that is not a mistake).
+    note: teaching notes computed on the inputs, one per stacked case (for a model difference
+    that is not a mistake).
     """
 
     id: str
@@ -94,7 +95,7 @@ class Entry:
     correction: Correction | None = None
     where: Callable[[Setting], np.ndarray] | None = None
     reading: str = ""
-    note: Callable[[Case], str] | None = None
+    note: Callable[[Case], list[str]] | None = None
 
     @property
     def expected(self) -> str:

@@ -19,17 +19,16 @@ from ln_core.closed_form import dx_path_terms
 # -- natural sizes ---------------------------------------------------------------------------
 
 
-def _max(a: np.ndarray | float) -> float:
-    return float(np.max(a))
+Scale = Callable[[Setting], np.ndarray]
 
 
-def size_dx(st: Setting) -> float:
+def size_dx(st: Setting) -> np.ndarray:
     """s Σ|dx̂| per group: bounds every term of dx (direct, through μ, through σ²)."""
-    return _max(st.s * st.group_sum(np.abs(st.dxhat)))
+    return st.largest(st.s * st.group_sum(np.abs(st.dxhat)))
 
 
-def size_dxhat(st: Setting) -> float:
-    return _max(np.abs(st.dxhat))
+def size_dxhat(st: Setting) -> np.ndarray:
+    return st.largest(np.abs(st.dxhat))
 
 
 def _moment(st: Setting) -> np.ndarray:
@@ -37,26 +36,26 @@ def _moment(st: Setting) -> np.ndarray:
     return st.group_sum(np.abs(st.x_sm * st.dxhat))
 
 
-def size_dvar(st: Setting) -> float:
-    return _max(0.5 * st.s**3 * _moment(st))
+def size_dvar(st: Setting) -> np.ndarray:
+    return st.largest(0.5 * st.s**3 * _moment(st))
 
 
-def _spread(st: Setting) -> float:
+def _spread(st: Setting) -> np.ndarray:
     """max(1, max|x̂|): a normalized entry's size, at least 1."""
-    return max(1.0, _max(np.abs(st.xhat)))
+    return np.maximum(1.0, st.largest(np.abs(st.xhat)))
 
 
-def size_dgamma(st: Setting) -> float:
-    return _max(st.batch_sum(np.abs(st.dy))) * _spread(st)
+def size_dgamma(st: Setting) -> np.ndarray:
+    return st.largest(st.batch_sum(np.abs(st.dy))) * _spread(st)
 
 
-def size_dbeta(st: Setting) -> float:
-    return _max(st.batch_sum(np.abs(st.dy)))
+def size_dbeta(st: Setting) -> np.ndarray:
+    return st.largest(st.batch_sum(np.abs(st.dy)))
 
 
-def size_xhat_jacobian(st: Setting) -> float:
+def size_xhat_jacobian(st: Setting) -> np.ndarray:
     """Entries of ∂x̂/∂x are s times (1, 1/n or x̂_k x̂_l / n)."""
-    return _max(st.s) * _spread(st) ** 2
+    return st.largest(st.s) * _spread(st) ** 2
 
 
 def _derivative_of_x(st: Setting) -> float:
@@ -66,7 +65,7 @@ def _derivative_of_x(st: Setting) -> float:
 # -- loss gradients from the staged backward ---------------------------------------------------
 
 
-def node_gradient(attribute: str, text: str, scale: Callable[[Setting], float]) -> Quantity:
+def node_gradient(attribute: str, text: str, scale: Scale) -> Quantity:
     """The staged backward's gradient `attribute` (e.g. dsample_var, dx_sm_via_sq_xsm)."""
     return Quantity(
         text=text,
@@ -80,8 +79,6 @@ DX = node_gradient("dx", "∂L/∂x, the gradient reaching LayerNorm's input", s
 DXHAT = node_gradient("dnormalized_x", "∂L/∂x̂, the gradient at the normalized x", size_dxhat)
 DMU = node_gradient("dsample_mean", "∂L/∂μ, the gradient at the mean (all its paths)", size_dx)
 DVAR = node_gradient("dsample_var", "∂L/∂σ², the gradient at the variance", size_dvar)
-DGAMMA = node_gradient("dgamma", "∂L/∂γ, one per feature, summed over the vectors", size_dgamma)
-DBETA = node_gradient("dbeta", "∂L/∂β, one per feature, summed over the vectors", size_dbeta)
 
 DMU_VIA_XHAT = Quantity(
     text="the part of ∂L/∂μ that reaches μ straight from x̂ (path 1)",
@@ -93,39 +90,59 @@ DMU_VIA_VAR = Quantity(
     text="the part of ∂L/∂μ that reaches μ through σ² (path 2)",
     how="minus the sum of the staged backward's dx_sm_via_sq_xsm",
     compute=lambda st: -st.group_sum(st.grads.dx_sm_via_sq_xsm),
-    scale=lambda st: _max(st.s**3 * _moment(st) * st.group_sum(np.abs(st.x_sm)) / st.n),
+    scale=lambda st: st.largest(st.s**3 * _moment(st) * st.group_sum(np.abs(st.x_sm)) / st.n),
     always_zero=True,
+)
+# The staged backward's dgx is dout, and its dgamma, dbeta are dgx ⊙ normalized_x and dgx
+# summed over the vectors: the references below take those terms per vector or summed.
+DGAMMA = Quantity(
+    text="∂L/∂γ, one per feature, summed over the vectors",
+    how="the staged backward's dgamma (dgx ⊙ normalized_x summed over the vectors)",
+    compute=lambda st: st.batch_sum(st.dy * st.xhat),
+    scale=size_dgamma,
+)
+DBETA = Quantity(
+    text="∂L/∂β, one per feature, summed over the vectors",
+    how="the staged backward's dbeta (dgx summed over the vectors)",
+    compute=lambda st: st.batch_sum(st.dy),
+    scale=size_dbeta,
+)
+DGX = Quantity(
+    text="dgx, the gradient at gx = γ · normalized_x",
+    how="the staged backward's dgx",
+    compute=lambda st: st.dy,
+    scale=lambda st: st.largest(np.abs(st.dy)),
 )
 DGAMMA_VECTOR = Quantity(
     text="∂L/∂γ_i from one vector alone (its term before the sum over vectors)",
     how="the staged backward's dgx times normalized_x, per vector",
-    compute=lambda st: st.grads.dgx * st.xhat,
-    scale=lambda st: _max(np.abs(st.dy)) * _spread(st),
+    compute=lambda st: st.dy * st.xhat,
+    scale=lambda st: st.largest(np.abs(st.dy)) * _spread(st),
 )
 DBETA_VECTOR = Quantity(
     text="∂L/∂β_i from one vector alone (its term before the sum over vectors)",
     how="the staged backward's dgx, per vector",
-    compute=lambda st: st.grads.dgx,
-    scale=lambda st: _max(np.abs(st.dy)),
+    compute=lambda st: st.dy,
+    scale=lambda st: st.largest(np.abs(st.dy)),
 )
 DGAMMA_SCALAR = Quantity(
     text="∂C/∂γ for one scalar γ shared by every feature (and every vector)",
     how="the staged backward's dgamma, summed over the features",
-    compute=lambda st: np.sum(st.grads.dgamma),
-    scale=lambda st: float(np.sum(np.abs(st.dy))) * _spread(st),
+    compute=lambda st: st.total(st.dy * st.xhat),
+    scale=lambda st: st.largest(st.total(np.abs(st.dy))) * _spread(st),
 )
 DBETA_SCALAR = Quantity(
     text="∂C/∂β for one scalar β shared by every feature (and every vector)",
     how="the staged backward's dbeta, summed over the features",
-    compute=lambda st: np.sum(st.grads.dbeta),
-    scale=lambda st: float(np.sum(np.abs(st.dy))),
+    compute=lambda st: st.total(st.dy),
+    scale=lambda st: st.largest(st.total(np.abs(st.dy))),
 )
 
 
-def _residual_size(st: Setting) -> float:
+def _residual_size(st: Setting) -> np.ndarray:
     """dz's size on the block's LayerNorm, times 1 + the sublayer's largest row sum |W|."""
     block, grads = st.residual
-    ln_size = _max(
+    ln_size = st.largest(
         block.ln.inv_sqrt_sve * np.sum(np.abs(grads.ln.dnormalized_x), -1, keepdims=True)
     )
     return ln_size * sublayer_gain(st.x.shape[-1])
@@ -147,7 +164,7 @@ RESIDUAL_DY = Quantity(
 
 # -- Jacobian entries, rows k of Setting.rows: (V, R, D) --------------------------------------
 
-_ROWS = "all of them up to D = 16, else 16 evenly spaced"
+_ROWS = "all of them up to D = 8, else 8 evenly spaced"
 
 
 def _xhat_path(path: str, text: str) -> Quantity:
@@ -167,20 +184,20 @@ XHAT_VIA_VAR = _xhat_path("through_variance", "∂x̂_i/∂x_j through σ only")
 Y_JACOBIAN = Quantity(
     text="∂y_k/∂z_l, LayerNorm's Jacobian with one scalar γ",
     how=f"γ times the three paths of ln_core's Jacobian of x̂; rows k: {_ROWS}",
-    compute=lambda st: st.gamma[0] * st.xhat_jacobian.total,
-    scale=lambda st: abs(float(st.gamma[0])) * size_xhat_jacobian(st),
+    compute=lambda st: st.gamma_scalar[..., None] * st.xhat_jacobian.total,
+    scale=lambda st: st.largest(np.abs(st.gamma_scalar)) * size_xhat_jacobian(st),
 )
 J_000 = Quantity(
     text="J = (Nσ/γ) ∂y/∂z, LayerNorm's Jacobian without its factor γ/(Nσ)",
     how=f"N σ times the three paths of ln_core's Jacobian of x̂; rows k: {_ROWS}",
-    compute=lambda st: st.n * st.sigma[:, None, :] * st.xhat_jacobian.total,
+    compute=lambda st: st.n * st.at_columns(st.sigma) * st.xhat_jacobian.total,
     scale=lambda st: st.n * _spread(st) ** 2,
 )
 
 
 def applied_jacobian(st: Setting, upstream: np.ndarray) -> np.ndarray:
-    """upstream (V, D) times ∂x̂/∂x, applied through ln_core's closed form (the matrix is
-    symmetric, so row or column vector gives the same product). (V, D)."""
+    """upstream (C, V, D) times ∂x̂/∂x, applied through ln_core's closed form (the matrix is
+    symmetric, so row or column vector gives the same product). (C, V, D)."""
     return dx_path_terms(upstream, st.xhat, st.s, st.cache.axis).total
 
 
@@ -189,7 +206,7 @@ def applied_jacobian(st: Setting, upstream: np.ndarray) -> np.ndarray:
 _CENTRAL = "central differences through the staged forward (ln_core.forward_from)"
 
 
-def _of_x(node: str, text: str, scale: Callable[[Setting], float]) -> Quantity:
+def _of_x(node: str, text: str, scale: Scale) -> Quantity:
     return Quantity(
         text=text,
         how=f"{_CENTRAL}: x_j moved, {node} read; j: {_ROWS}",
@@ -200,13 +217,15 @@ def _of_x(node: str, text: str, scale: Callable[[Setting], float]) -> Quantity:
 
 
 DMU_DX = _of_x("sample_mean", "∂μ/∂x_j", _derivative_of_x)
-DVAR_DX = _of_x("sample_var", "∂σ²/∂x_j", lambda st: 2.0 * _max(np.abs(st.x_sm) + st.sigma) / st.n)
+DVAR_DX = _of_x(
+    "sample_var", "∂σ²/∂x_j", lambda st: 2.0 * st.largest(np.abs(st.x_sm) + st.sigma) / st.n
+)
 DSIGMA_DX = _of_x("sqrt_sve", "∂σ/∂x_j (σ without ε)", lambda st: _spread(st) / st.n)
 DSQUARE_DX = Quantity(
     text="∂(x_i − μ)²/∂x_j, through x_i itself and through μ; entry [j, i]",
     how=f"{_CENTRAL}: x_j moved, sq_xsm read; j: {_ROWS}",
     compute=lambda st: st.x_derivative("sq_xsm"),
-    scale=lambda st: 2.0 * _max(np.abs(st.x_sm) + st.sigma),
+    scale=lambda st: 2.0 * st.largest(np.abs(st.x_sm) + st.sigma),
     numerical=True,
 )
 
@@ -215,7 +234,7 @@ def _of_node(
     target: str,
     node: str,
     text: str,
-    scale: Callable[[Setting], float],
+    scale: Scale,
     always_zero: bool = False,
 ) -> Quantity:
     return Quantity(
@@ -229,18 +248,18 @@ def _of_node(
 
 
 XHAT_DMU = _of_node(
-    "normalized_x", "sample_mean", "∂x̂_i/∂μ with x and σ held", lambda st: _max(st.s)
+    "normalized_x", "sample_mean", "∂x̂_i/∂μ with x and σ held", lambda st: st.largest(st.s)
 )
 VAR_DMU = _of_node(
     "sample_var",
     "sample_mean",
     "∂σ²/∂μ with x held",
-    lambda st: 2.0 * _max(st.group_sum(np.abs(st.x_sm))) / st.n,
+    lambda st: 2.0 * st.largest(st.group_sum(np.abs(st.x_sm))) / st.n,
     always_zero=True,
 )
 XHAT_DSIGMA = _of_node(
     "normalized_x",
     "sqrt_sve",
     "∂x̂_i/∂σ with x and μ held",
-    lambda st: _max(st.s**2 * (np.abs(st.x_sm) + st.sigma)),
+    lambda st: st.largest(st.s**2 * (np.abs(st.x_sm) + st.sigma)),
 )
