@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-import ui.warmup  # noqa: F401  # first: heavy libraries fully imported before any page runs
-from ui import presenter, share, sidebar, state
+import ui.server_memory  # first: the allocator settings that let the server give memory back
+import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
+from ui import guide, presenter, reconnect, share, sidebar, state
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
 
@@ -25,10 +26,13 @@ PAGES = [
 state.ensure_defaults()
 share.load_link_once([p.url_path for p in PAGES if p.url_path])
 hidden = st.session_state["hidden"]
-page = st.navigation([p for p in PAGES if p.url_path not in hidden])
+shown = [p for p in PAGES if p.url_path not in hidden]
+page = st.navigation(shown)
 presenter.apply_style()
 if "controls" not in hidden:
     sidebar.draw()
 share.show_link_problems()
 share.write_link()
+reconnect.keep_view(page)
 page.run()
+guide.footer(page, shown)

@@ -3,9 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from ui import caps, compute, state
+from teaching.verdicts import rounding_agreement
+from ui import caps, compute, share, state
 from ui.errors import stops_on_error
 from ui.figures import heatmap, overlaid_histograms
+from ui.verdict_metric import verdict_metric
 
 s = st.session_state
 NORMS = {
@@ -29,58 +31,72 @@ if s["x"].ndim == 1:
     st.stop()
 caps.enforce("batchnorm")
 
-norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
 
-with stops_on_error():
-    inputs = state.inputs()
-    # Tokens become rows: BatchNorm then averages over every token of every sequence.
-    batch = inputs.rows()
-    fig = heatmap(
-        batch.x,
-        "x (N x D): the boxes are the groups averaged together",
-        x_label="feature",
-        y_label="vector",
-        height=320,
-        boxes="columns" if norm == "batch" else "rows",
-    )
-    st.plotly_chart(fig, width="stretch")
+@st.fragment
+def normalized() -> None:
+    """The Normalize choice reruns only this part: the check below does not depend on it."""
+    norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
 
-    if norm == "rms":
-        cache, grads = compute.rms(batch)
-        st.caption("Mean square per vector (no mean is subtracted)")
-        stats = pd.DataFrame(
-            {"mean square": cache.mean_sq.reshape(-1)},
-            index=[f"vector {i}" for i in range(cache.mean_sq.size)],
+    with stops_on_error():
+        # Tokens become rows: BatchNorm then averages over every token of every sequence.
+        batch = state.inputs().rows()
+        fig = heatmap(
+            batch.x,
+            "x (N x D): the boxes are the groups averaged together",
+            x_label="feature",
+            y_label="vector",
+            height=320,
+            boxes="columns" if norm == "batch" else "rows",
         )
-        st.dataframe(stats, width="stretch")
-    else:
-        axis = 0 if norm == "batch" else -1
-        cache, grads = compute.forward_backward(batch, axis)
-        per = "feature" if norm == "batch" else "vector"
-        st.caption(f"Statistics per {per}")
-        stats = pd.DataFrame(
-            {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
-            index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
-        )
-        st.dataframe(stats, width="stretch")
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(
-            heatmap(cache.out, "output y", x_label="feature", y_label="vector", height=300),
-            width="stretch",
-        )
-    with right:
-        st.plotly_chart(
-            heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
-            width="stretch",
-        )
+        st.plotly_chart(fig, width="stretch")
+
+        if norm == "rms":
+            cache, grads = compute.rms(batch)
+            st.caption("Mean square per vector (no mean is subtracted)")
+            stats = pd.DataFrame(
+                {"mean square": cache.mean_sq.reshape(-1)},
+                index=[f"vector {i}" for i in range(cache.mean_sq.size)],
+            )
+            st.dataframe(stats, width="stretch")
+        else:
+            axis = 0 if norm == "batch" else -1
+            cache, grads = compute.forward_backward(batch, axis)
+            per = "feature" if norm == "batch" else "vector"
+            st.caption(f"Statistics per {per}")
+            stats = pd.DataFrame(
+                {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
+                index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
+            )
+            st.dataframe(stats, width="stretch")
+        left, right = st.columns(2)
+        with left:
+            st.plotly_chart(
+                heatmap(cache.out, "output y", x_label="feature", y_label="vector", height=300),
+                width="stretch",
+            )
+        with right:
+            st.plotly_chart(
+                heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
+                width="stretch",
+            )
+    share.write_link()  # the chosen normalization is part of the link
+
+
+normalized()
 
 with stops_on_error():
     st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
+    batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
     for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
-        col.metric(name, f"{error:.1e}")
+        verdict = rounding_agreement(
+            f"BatchNorm's {name} from the staged graph (axis = 0) against LayerNorm on the "
+            "transpose (relative error)",
+            error,
+            batch.dtype,
+        )
+        verdict_metric(name, f"{error:.1e}", verdict, col)
     st.caption(
         "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
         "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."

@@ -2,6 +2,10 @@
 
 import streamlit as st
 
+from teaching.presets import PRESETS
+from ui import guide
+from ui.glossary import glossary_expander
+
 st.title("LayerNorm Lab")
 st.markdown(
     """
@@ -21,18 +25,16 @@ This lab takes the formula apart into **ten small nodes**, walks through them fo
 back, and checks every gradient against a numerical one, so you never have to take a
 formula on trust.
 
-**How to use it**
-
-1. **Sidebar**: choose a preset, the shape (one vector, rows, or a batch of tokens), the
-   seed, `eps` and the dtype. Every page uses these inputs.
-2. **Inputs**: edit x, gamma, beta and the upstream gradient `dout` cell by cell, paste or
-   upload a CSV for x, or download the current inputs.
-3. **Stepper**: twenty steps, the ten nodes forward and then backward. Each step shows the
-   node's formula, shape, values, and on the way back the local derivative, the gradient
-   and a numerical check of that one node.
-
-Try the presets: the *classroom* numbers can be followed by hand; the *constant vector*
-shows why `eps` exists (set it to 0); the *large offset* in float32 shows round-off eating
-the digits of a gradient check.
+**How to use it.** The sidebar's inputs (preset, shape, seed, `eps`, dtype) are shared by
+every page. Follow the pages in this order: each ends with what to try, a question to predict
+before the app answers it with its own numbers, and a link to the next page.
 """
 )
+glossary_expander(title="The ten nodes and the other names, in plain words")
+
+for stop in guide.visible_path():
+    st.page_link(stop.script)
+    st.caption(stop.teaches)
+
+st.markdown("**Classroom presets**: each demonstrates one behaviour.")
+st.markdown("\n".join(f"- **{p.name}**: {p.description}" for p in PRESETS.values()))

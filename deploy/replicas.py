@@ -73,6 +73,20 @@ def _healthy(port: int) -> bool:
     return False
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """End a process we started, and its process group, by id."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
 class Replicas:
     """`count` app processes on free local ports and HAProxy on `port`, for a `with` block.
 
@@ -91,6 +105,7 @@ class Replicas:
         self.balancer: subprocess.Popen | None = None
         self._dir = tempfile.TemporaryDirectory(prefix="lnlab-replicas-")
         self._logs: list = []
+        self._secret = secrets.token_hex(16)
 
     @property
     def app_pids(self) -> list[int]:
@@ -99,7 +114,7 @@ class Replicas:
     def _spawn(
         self, command: list[str], name: str, env: dict[str, str] | None = None
     ) -> subprocess.Popen:
-        log = open(Path(self._dir.name) / f"{name}.log", "w")
+        log = open(Path(self._dir.name) / f"{name}.log", "a")
         self._logs.append(log)
         return subprocess.Popen(
             command,
@@ -111,20 +126,27 @@ class Replicas:
         )
 
     def start(self) -> Replicas:
-        # Streamlit takes its cookie secret only from its config or the environment.
-        env = {"STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)}
-        for i, port in enumerate(self.app_ports):
-            command = [
-                sys.executable, "-m", "ui.launch",
-                f"--server.port={port}",
-                "--server.address=127.0.0.1",
-            ]  # fmt: skip
-            self.apps.append(self._spawn(command, f"app{i}", env))
+        self.apps = [self._start_app(i) for i in range(len(self.app_ports))]
         config = Path(self._dir.name) / "haproxy.cfg"
         config.write_text(haproxy_config(self.address, self.port, self.app_ports))
         self.balancer = self._spawn([HAPROXY, "-db", "-f", str(config)], "haproxy")
         self._wait([*self.app_ports, self.port])
         return self
+
+    def _start_app(self, index: int) -> subprocess.Popen:
+        command = [
+            sys.executable, "-m", "ui.launch",
+            f"--server.port={self.app_ports[index]}",
+            "--server.address=127.0.0.1",
+        ]  # fmt: skip
+        # Streamlit takes its cookie secret only from its config or the environment.
+        return self._spawn(command, f"app{index}", {"STREAMLIT_SERVER_COOKIE_SECRET": self._secret})
+
+    def restart(self, index: int) -> None:
+        """Stop one app process and start it again on its port, as after a crash."""
+        _stop(self.apps[index])
+        self.apps[index] = self._start_app(index)
+        self._wait([self.app_ports[index]])
 
     def _wait(self, ports: list[int]) -> None:
         deadline = time.monotonic() + self.ready_s
@@ -146,16 +168,8 @@ class Replicas:
 
     def stop(self) -> None:
         for proc in [self.balancer, *self.apps]:
-            if proc is None or proc.poll() is not None:
-                continue
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+            if proc is not None:
+                _stop(proc)
 
     def __enter__(self) -> Replicas:
         try:

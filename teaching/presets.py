@@ -67,13 +67,15 @@ PRESETS: dict[str, Preset] = {
     for p in (
         Preset(
             "Random normal",
-            "Seeded standard-normal x with a non-uniform gamma and non-zero beta.",
+            "Seeded standard-normal x with a non-uniform gamma and non-zero beta. Demonstrates "
+            "the general case: no symmetry hides a bug that forgets gamma or beta.",
             _random,
         ),
         Preset(
             "Classroom (D = 4, integers)",
             "Two small integer rows whose mean and variance are easy by hand "
-            "(row 1: mean 3, variance 9; row 2: mean 3, variance 4).",
+            "(row 1: mean 3, variance 9; row 2: mean 3, variance 4). Demonstrates every "
+            "node with numbers a class can check on paper.",
             _classroom,
             shape=(2, 4),
             fixed=True,
@@ -81,25 +83,27 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "Constant vector",
             "Every entry equal: the variance is 0, so eps alone decides the output. "
-            "Set eps = 0 to see why eps exists.",
+            "Demonstrates why eps exists: set eps = 0 and the output is no longer defined.",
             _constant,
         ),
         Preset(
             "One large outlier",
             "Random normal with the first feature of every vector set to 50: one entry "
-            "dominates the mean and the variance.",
+            "dominates the mean and the variance. Demonstrates how one outlier squashes "
+            "every other normalized entry towards the same value.",
             _outlier,
         ),
         Preset(
             "Large common offset (about 2000)",
-            "Random normal plus 2000. In float32 only a few digits are left for the "
-            "deviations, and the gradient check shows it.",
+            "Random normal plus 2000. Demonstrates round-off: in float32 only a few digits "
+            "are left for the deviations, and the gradient check shows it.",
             _offset,
             dtype="float32",
         ),
         Preset(
             "Token batch (B x L x D)",
-            "A batch of 2 sequences of 3 tokens with 8 features, as inside a transformer.",
+            "A batch of 2 sequences of 3 tokens with 8 features, as inside a transformer. "
+            "Demonstrates that LayerNorm treats every token on its own: pick one to follow.",
             _random,
             shape=(2, 3, 8),
         ),

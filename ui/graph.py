@@ -143,7 +143,8 @@ def draw(current: Step, shapes: dict[str, tuple[int, ...]]) -> None:
     st.container(key="graph_whole").graphviz_chart(graph_dot(current, shapes))
     st.container(key="graph_focus").graphviz_chart(focus_dot(current, shapes))
     st.caption(
-        "Grey: not computed yet. Blue: value known. Orange: gradient known. "
+        "Grey ellipses: the inputs x, gamma, beta, eps, given. Grey boxes: not computed yet. "
+        "Blue: value known. Orange: gradient known. "
         "Yellow with a red border: this step. "
         + (
             "Thick red edges: the inputs of this node."

@@ -79,7 +79,11 @@ SCHEMA: dict[str, Key] = {
     "view_b": Key(0, _P, "the chosen row, or batch element"),
     "view_t": Key(0, _P, "the chosen token of a batch element"),
     "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page"),
-    "bug": Key(None, _W, "the gradient check's chosen bug"),
+    "bug": Key("drop_variance_path", _P, "the gradient check's chosen bug (a Bug's value)"),
+    "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths"),
+    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.inputs.AFFINE)"),
+    "per": Key("token", _P, "a token batch normalized per token or per sequence"),
+    "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),
     "csv_text": Key(None, _W, "the pasted CSV"),
     "csv_file": Key(None, _W, "the uploaded CSV"),
     "x": Key(None, _D, "x: (D,), (N, D) or (B, L, D), float64"),
@@ -89,8 +93,9 @@ SCHEMA: dict[str, Key] = {
     "target": Key(None, _D, "the loss's target y*, x's shape"),
     "dout_edited": Key(None, _D, "dout edited by hand, x's shape"),
     "editor_version": Key(0, _D, "part of every editor's key: a new one shows new arrays"),
-    "revealed": Key(frozenset(), _D, "stepper steps whose answer is shown"),
+    "revealed": Key(frozenset(), _D, "questions whose answer is shown: steps and page names"),
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
+    "guide_checked": Key(frozenset(), _D, "pages whose predict-then-check answer is shown"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
     "csv_error": Key(None, _D, "why the last CSV was refused, shown once"),
@@ -100,7 +105,8 @@ SCHEMA: dict[str, Key] = {
 FAMILIES: dict[str, Key] = {
     "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
-    "guess_": Key(None, _W, "the stepper's prediction for one step: guess_<step>"),
+    "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
+    "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
 }
 SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)

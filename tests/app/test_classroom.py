@@ -16,7 +16,7 @@ PRESENTER_RULE = "font-size: 21px"  # only in the presenter stylesheet
 STICKY_NAV = ".st-key-stepper_nav"  # in both stylesheets
 QUIZ = "w_quiz_"
 PRESENTER = "w_presenter_"
-SIGN_STEP = 11  # backward: dout (the gradient of out)
+SIGN_STEP = 13  # backward: dnormalized_x, and this vector's share of dgamma
 MERGE_STEP = 19  # backward: dx_sm, where the normalized_x and sq_xsm paths merge
 
 
@@ -63,8 +63,10 @@ def _reveal_button(lab):
 
 
 def _expected_sign(lab) -> str:
+    """The sign of normalized_x_0 * dgx_0 (= dout_0) for the first row: its share of dgamma_0."""
     s = lab.state
-    value = s["dout_random"].reshape(-1)[0]  # dout's first entry, the default upstream gradient
+    cache = ln_core.forward(s["x"][0], s["gamma"], s["beta"], s["eps"])
+    value = cache.normalized_x[0] * s["dout_random"][0, 0]
     return "positive" if value > 0 else "negative"
 
 
@@ -88,7 +90,7 @@ def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
     assert len(lab.at.main.dataframe) > 0
     (success,) = lab.at.main.success
     assert success.value.startswith(f"Right: {_expected_sign(lab)}")
-    assert lab.at.main.metric[0].label == "dout: analytic vs numerical"
+    assert lab.at.main.metric[0].label == "dnormalized_x: analytic vs numerical"
 
 
 def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):
@@ -119,11 +121,15 @@ def test_a_revealed_step_stays_revealed_and_the_next_asks_again(lab):
     assert len(lab.at.main.dataframe) > 0  # step 11 was revealed already
 
 
-def test_quiz_leaves_forward_steps_alone(lab):
+def test_quiz_asks_on_forward_steps_too_and_then_shows_the_node(lab):
     _quiz_on(lab, 3)
+    assert len(lab.at.main.dataframe) == 0
+    radio = lab.at.main.radio(key="guess_3")
+    radio.set_value(radio.options[0])
+    lab.run()
+    lab.click("Reveal")
+    lab.assert_no_exception()
     assert len(lab.at.main.dataframe) == 1
-    assert not lab.at.main.radio
-    assert "Reveal" not in [b.label for b in lab.at.main.button]
 
 
 @pytest.mark.parametrize("guess_right", [True, False])

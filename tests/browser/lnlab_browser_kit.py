@@ -52,17 +52,27 @@ VIEWPORT = {"width": 1440, "height": 900}
 QUIET_MS = 400
 CHAIN_QUIET_MS = 1_000
 RUN_TIMEOUT_MS = 60_000
-# Counts every change of the script state, in every document this context opens.
+# Counts every change of the script state, in every document this context opens, and every
+# message from the server: a fragment's rerun can be so short that React renders "running" and
+# "notRunning" in one go, leaving no change of the attribute to observe.
 INIT_SCRIPT = """
 (() => {
   window.__lnlabChanges = 0;
   window.__lnlabLastChange = performance.now();
-  new MutationObserver((records) => {
-    window.__lnlabChanges += records.length;
+  const changed = (count) => {
+    window.__lnlabChanges += count;
     window.__lnlabLastChange = performance.now();
-  }).observe(document, {
+  };
+  new MutationObserver((records) => changed(records.length)).observe(document, {
     attributes: true, subtree: true, attributeFilter: ["data-test-script-state"],
   });
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", () => changed(1));
+    }
+  };
 })();
 """
 _SETTLED = """

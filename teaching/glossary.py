@@ -1,0 +1,39 @@
+"""What each name in the lab means, in plain words. The names are the code's; these are not."""
+
+from __future__ import annotations
+
+# The ten nodes in forward order, then the inputs and gradients the pages also name.
+MEANINGS = {
+    "sample_mean": "the mean of the vector's D entries",
+    "x_sm": "x minus the sample mean: each entry's deviation from the mean",
+    "sq_xsm": "squared deviation from the mean",
+    "sample_var": "sample variance: the mean of the squared deviations (divided by D)",
+    "sve": "sample variance plus eps",
+    "sqrt_sve": "square root of (sample variance plus eps): the standard deviation, kept off 0",
+    "inv_sqrt_sve": "one over that square root: the factor that rescales to unit variance",
+    "normalized_x": "x normalized to mean 0 and variance about 1 (also written x̂, x_hat)",
+    "gx": "gamma times normalized_x: each feature rescaled by its learned gamma",
+    "out": "the output y = gx + beta",
+    "x": "the input: one vector of D features per row (an input, never computed)",
+    "gamma": "the learned scale, one per feature (an input)",
+    "beta": "the learned shift, one per feature (an input)",
+    "eps": "a small constant added to the variance so the square root is never 0 (an input)",
+    "dout": "the upstream gradient dL/dout that the backward pass starts from (an input)",
+    "dx": "the gradient of the loss with respect to x: what the backward pass is for",
+    "dgamma": "the gradient with respect to gamma, summed over every vector",
+    "dbeta": "the gradient with respect to beta: dout summed over every vector",
+}
+
+
+def described(name: str) -> bool:
+    """True if `meaning` knows the name (a node, an input, or the gradient of one)."""
+    return name in MEANINGS or (name.startswith("d") and name[1:] in MEANINGS)
+
+
+def meaning(name: str) -> str:
+    """The plain meaning of a node or input name, or of its gradient (d + name)."""
+    if name in MEANINGS:
+        return MEANINGS[name]
+    if described(name):
+        return f"the gradient of the loss with respect to {name[1:]} ({MEANINGS[name[1:]]})"
+    raise KeyError(f"No plain meaning for {name!r}.")

@@ -1,0 +1,20 @@
+"""Node names spelled out where a page first uses them, and the whole glossary on request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import streamlit as st
+
+from teaching.glossary import MEANINGS, meaning
+
+
+def spelled_out(names: Iterable[str]) -> str:
+    """'sq_xsm: squared deviation from the mean; ...' for a caption next to the names."""
+    return "; ".join(f"`{name}`: {meaning(name)}" for name in names)
+
+
+def glossary_expander(names: Iterable[str] | None = None, title: str = "What the names mean"):
+    """A folded list of names (default: every name) with their plain meaning."""
+    with st.expander(title, icon=":material/menu_book:"):
+        st.markdown("\n".join(f"- `{n}`: {meaning(n)}" for n in (names or MEANINGS)))

@@ -1,0 +1,42 @@
+"""Predict, then reveal: a question whose answer (and whatever it guards) appears after a guess."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from teaching.quiz import Question
+
+
+def _reveal(key: int | str) -> None:
+    st.session_state["revealed"] = st.session_state["revealed"] | {key}
+
+
+def predict(question: Question, key: int | str) -> bool:
+    """Ask `question` until its Reveal button is clicked, then show the verdict and why.
+
+    `key` names the question in the shared `revealed` set (a stepper step's number, or a
+    page's question name). Returns True once revealed, so the caller draws the answer's numbers.
+    """
+    s = st.session_state
+    guess_key = f"guess_{key}"
+    if key not in s["revealed"]:
+        st.markdown(f"**{question.prompt}**")
+        st.radio("Your prediction", question.options, index=None, key=guess_key, horizontal=True)
+        st.button(
+            "Reveal",
+            key=f"reveal_{key}",
+            on_click=_reveal,
+            args=(key,),
+            disabled=s.get(guess_key) is None,
+            type="primary",
+        )
+        return False
+    guess = s.get(guess_key)
+    if guess == question.answer:
+        st.success(f"Right: {question.answer}. {question.explanation}")
+    elif guess is None:
+        # The guess was a page widget, forgotten when another page was shown.
+        st.info(f"The answer: {question.answer}. {question.explanation}")
+    else:
+        st.error(f"Not quite: the answer is {question.answer}. {question.explanation}")
+    return True
