@@ -64,7 +64,7 @@ MODES: dict[str, dict[str, Action]] = {
         f"step {N_STEPS}, presenter": _state(step=N_STEPS, presenter=True),
     },
     "jacobian": {"J": _state(), "three paths": _toggle("Show the three paths")},
-    "gradcheck": {f"bug {b.value}": _state(bug=b) for b in Bug},
+    "gradcheck": {f"bug {b.value}": _state(bug=b.value) for b in Bug},
     "batchnorm": {f"{k}": _state(norm_kind=k) for k in ("layer", "batch", "rms")},
 }
 

@@ -26,13 +26,18 @@ def number(value: float | None) -> str:
     return DASH if value is None else f"{value:.1e}"
 
 
-def counts(results: list[AuditResult]) -> str:
-    """'79 formulas from five documents: 60 correct, 10 wrong, 9 undecided on these inputs'."""
+def _tally(results: list[AuditResult]) -> str:
+    """'60 correct, 10 wrong, 9 that these inputs cannot decide'."""
     tally = {v: sum(r.verdict == v for r in results) for v in ICONS}
     return (
-        f"{len(results)} formulas from {len(DOCUMENTS)} documents: {tally['correct']} correct, "
-        f"{tally['wrong']} wrong, {tally['cannot decide']} that these inputs cannot decide"
+        f"{tally['correct']} correct, {tally['wrong']} wrong, {tally['cannot decide']} that "
+        "these inputs cannot decide"
     )
+
+
+def counts(results: list[AuditResult]) -> str:
+    """'79 formulas from 5 documents: 60 correct, 10 wrong, 9 that these inputs cannot ...'."""
+    return f"{len(results)} formulas from {len(DOCUMENTS)} documents: {_tally(results)}"
 
 
 def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
@@ -98,7 +103,7 @@ def draw(results: list[AuditResult]) -> None:
     for key, document in DOCUMENTS.items():
         mine = [r for r in results if r.document == key]
         st.subheader(document.name[0].upper() + document.name[1:])
-        st.caption(plain(document.summary))
+        st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
         _notation(document)
         for result in mine:
             _entry(result)

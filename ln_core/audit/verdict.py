@@ -200,9 +200,8 @@ def _decide(
     scale: float,
 ) -> tuple[str, str]:
     """The verdict and its reason for case c, from the numbers of the module docstring."""
-    quantity = entry.quantity
     agrees = gap <= tol
-    if agrees and size <= ZERO * tol and not quantity.always_zero:
+    if agrees and size <= ZERO * tol and not entry.quantity.always_zero:
         return "cannot decide", (
             f"These inputs cannot decide: the true value is 0 here up to round-off (at most "
             f"{size:.1e}, against terms of size {scale:.1e}), so any formula that gives about "
@@ -215,8 +214,10 @@ def _decide(
             f"{entry.correction.agrees_when}. {entry.correction.exposed_by}"
         )
     if agrees:
-        return "correct", f"Matches {quantity.how} to {error:.1e}, which is round-off."
+        return "correct", (
+            f"The formula gives the true value to a relative error of {error:.1e}: round-off."
+        )
     return "wrong", (
-        f"Differs from {quantity.how}: the largest gap is {gap:.1e} on terms of size "
-        f"{scale:.1e} (relative error {error:.1e})."
+        f"The formula misses the true value: the largest gap is {gap:.1e} on terms of size "
+        f"{scale:.1e} (relative error {error:.1e}), far above round-off."
     )
