@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-import ui.warmup  # noqa: F401  # first: heavy libraries fully imported before any page runs
-from ui import guide, presenter, share, sidebar, state
+import ui.server_memory  # first: the allocator settings that let the server give memory back
+import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
+from ui import guide, presenter, reconnect, share, sidebar, state
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
 
@@ -32,5 +33,6 @@ if "controls" not in hidden:
     sidebar.draw()
 share.show_link_problems()
 share.write_link()
+reconnect.keep_view(page)
 page.run()
 guide.footer(page, shown)

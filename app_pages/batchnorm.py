@@ -3,9 +3,11 @@
 import pandas as pd
 import streamlit as st
 
+from teaching.verdicts import rounding_agreement
 from ui import caps, compute, share, state
 from ui.errors import stops_on_error
 from ui.figures import heatmap, overlaid_histograms
+from ui.verdict_metric import verdict_metric
 
 s = st.session_state
 NORMS = {
@@ -88,7 +90,13 @@ with stops_on_error():
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
     for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
-        col.metric(name, f"{error:.1e}")
+        verdict = rounding_agreement(
+            f"BatchNorm's {name} from the staged graph (axis = 0) against LayerNorm on the "
+            "transpose (relative error)",
+            error,
+            batch.dtype,
+        )
+        verdict_metric(name, f"{error:.1e}", verdict, col)
     st.caption(
         "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
         "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."

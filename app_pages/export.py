@@ -13,7 +13,8 @@ st.title("Export and share")
 
 st.subheader("Link to this view")
 st.caption(
-    "The link holds the preset, shape, seed, eps, dtype, upstream gradient, page, step and "
+    "The link holds the preset, shape, seed, eps, dtype, upstream gradient, page, step, the "
+    "chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, the quiz and "
     "any array you edited (while it has at most 64 entries). Opening it in a fresh browser "
     "shows the same numbers. Instructors can add `&hide=controls` to hide the sidebar "
     "controls, or `&hide=jacobian,audit` to hide pages, for a lesson."
@@ -39,5 +40,9 @@ with stops_on_error():
         col.download_button(
             label, partial(write, bundle), file_name=file_name, mime=mime, icon=f":material/{icon}:"
         )
-    st.markdown("**NumPy snippet that rebuilds the inputs**")
+    st.markdown("**The example in plain NumPy**")
+    st.caption(
+        "The inputs, the ten forward lines and the backward pass, needing nothing but NumPy: "
+        "run it anywhere and it prints out, dx, dgamma and dbeta, the numbers this lab shows."
+    )
     st.code(numpy_snippet(bundle), language="python", wrap_lines=True)

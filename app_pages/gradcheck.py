@@ -5,13 +5,15 @@ import pandas as pd
 import streamlit as st
 
 from ln_core.bugs import Bug
-from ln_core.gradcheck import TENSORS, TOLERANCES
-from ui import caps, compute, share, state
+from ln_core.gradcheck import TOLERANCES
+from teaching.verdicts import caught, gradient_verdict
+from ui import affine_control, caps, compute, share, state
 from ui.errors import stops_on_error
 from ui.figures import error_vs_step
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
 from ui.tables import CHECK_COLUMNS, check_frame
+from ui.verdict_metric import verdict_metric
 
 s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
@@ -25,27 +27,31 @@ st.markdown(
 )
 caps.enforce("gradcheck")
 
-bands = ", ".join(
-    f"{np.dtype(d).name}: good <= {good:g}, suspicious <= {susp:g}, wrong above (pass <= {tol:g})"
-    for d, (tol, good, susp) in TOLERANCES.items()
+bars = " and ".join(f"{tol:g} in {np.dtype(d).name}" for d, (tol, _, _) in TOLERANCES.items())
+st.caption(
+    f"A tensor passes when its relative error is at most {bars} (float32 keeps about 7 digits, "
+    "so its bar is lower), fails above that, and is reported as cannot resolve when its exact "
+    "gradient is too small for central differences to tell apart at this step. In the tables, "
+    "each entry's band (good, suspicious, wrong) shows where a tensor's error comes from."
 )
-st.caption(f"Bands: {bands}. float32 keeps about 7 digits, so its bar is lower.")
+# Per sequence, a sequence is one group: the same bound as D per token.
+MAX_GROUP = caps.CAPS["gradcheck"].max_d
+affine_control.draw(MAX_GROUP)
 
 with stops_on_error():
-    inputs = state.inputs()
+    inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
     st.subheader(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
+    for tensor in check.unresolved:
+        st.info(check.advice(tensor), icon=":material/blur_on:")
     cols = st.columns(3)
-    for col, tensor in zip(cols, TENSORS, strict=True):
+    for col, tensor in zip(cols, check.tensors, strict=False):
         error = check.errors["backward"][tensor]
-        col.metric(
-            f"{tensor}: {check.band('backward', tensor)}",
-            f"{error:.1e}",
-            help=f"closed form: {check.errors['closed_form'][tensor]:.1e}",
-        )
-    tabs = st.tabs(list(TENSORS))
-    for tab, tensor in zip(tabs, TENSORS, strict=True):
+        verdict = gradient_verdict(check, tensor)
+        verdict_metric(f"{tensor}: {verdict.status}", f"{error:.1e}", verdict, col)
+    tabs = st.tabs(list(check.tensors))
+    for tab, tensor in zip(tabs, check.tensors, strict=True):
         with tab:
             frame = check_frame(
                 getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
@@ -71,21 +77,27 @@ def break_the_backward(index: tuple[int, ...]) -> None:
     st.subheader("Break the backward")
     st.caption("Each choice is a mistake students really make. The check must catch it.")
     with stops_on_error():
-        bug = st.selectbox(
-            "Known bug", list(Bug), format_func=lambda b: b.value.replace("_", " "), key="bug"
+        bug = Bug(
+            st.selectbox(
+                "Known bug",
+                [b.value for b in Bug],
+                format_func=lambda b: b.replace("_", " "),
+                **state.bound("bug"),
+            )
         )
         st.info(bug.description)
-        inputs = state.inputs()
+        inputs = affine_control.applied(state.inputs(), MAX_GROUP)
         errors, tol = compute.bug_check(inputs, bug.value)
-        caught = errors["dx"] > tol
+        verdict = caught(errors["dx"], tol, inputs.dtype)
         cols = st.columns(2)
-        cols[0].metric("dx relative error", f"{errors['dx']:.1e}")
-        cols[1].metric(
-            "caught by the check",
-            "yes" if caught else "NO",
-            help=f"The check passes below {tol:g} in {inputs.dtype}.",
+        cols[0].metric(
+            "dx relative error",
+            f"{errors['dx']:.1e}",
+            help="The buggy backward's dx against central differences: the number the check "
+            "judges.",
         )
-        if not caught:
+        verdict_metric("caught by the check", "yes" if verdict.passed else "NO", verdict, cols[1])
+        if not verdict.passed:
             st.warning(bug.caveat or "This bug hides at these inputs.")
         st.caption("The same bug at other values of eps (same x, gamma, beta, dout):")
         rows = {

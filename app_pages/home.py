@@ -4,6 +4,7 @@ import streamlit as st
 
 from teaching.presets import PRESETS
 from ui import guide
+from ui.glossary import glossary_expander
 
 st.title("LayerNorm Lab")
 st.markdown(
@@ -29,6 +30,7 @@ every page. Follow the pages in this order: each ends with what to try, a questi
 before the app answers it with its own numbers, and a link to the next page.
 """
 )
+glossary_expander(title="The ten nodes and the other names, in plain words")
 
 for stop in guide.visible_path():
     st.page_link(stop.script)

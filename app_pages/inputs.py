@@ -9,6 +9,7 @@ from teaching.upstream import constant_dout_warning
 from ui import state
 from ui.csv_io import to_csv
 from ui.editors import array_editor
+from ui.edits import edits_bar
 from ui.errors import shown_errors
 from ui.limits import CSV_MAX_BYTES
 
@@ -18,6 +19,7 @@ st.caption(
     "Every page computes from these numbers. Edits are checked as you type: an empty or "
     "non-numeric cell is reported and the last valid numbers stay in use."
 )
+edits_bar()
 
 st.subheader("x: one row per vector")
 array_editor("x", s["x"], lambda a: state.set_array("x", a))

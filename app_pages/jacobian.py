@@ -2,11 +2,16 @@
 
 import streamlit as st
 
+from teaching.glossary import meaning
+from teaching.jacobian_verdicts import jacobian_verdicts
+from teaching.quiz import PAGE_QUESTIONS, Vector
 from ui import caps, compute, share, state
 from ui.errors import stops_on_error
 from ui.figures import eigenvalues
 from ui.matrix_view import draw_matrix
 from ui.picker import pick_vector
+from ui.predict import predict
+from ui.verdict_metric import verdict_metric
 
 s = st.session_state
 
@@ -16,6 +21,7 @@ st.markdown(
     "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: it computes "
     "$dx = dout\\,J$ directly. Seeing J shows why every input influences every output."
 )
+st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 caps.enforce("jacobian")
 
 
@@ -29,7 +35,8 @@ def one_vector() -> None:
         facts = compute.jacobian_facts(vector)
 
         show_parts = st.toggle(
-            "Show the three paths (direct, through the mean, through the variance)"
+            "Show the three paths (direct, through the mean, through the variance)",
+            **state.bound("jacobian_paths"),
         )
         if show_parts:
             parts = compute.jacobian_parts(vector)
@@ -50,29 +57,12 @@ def one_vector() -> None:
             draw_matrix(facts.jacobian, "J = dy/dx")
 
         st.subheader("What J must satisfy, computed live")
+        verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
         cols = st.columns(4)
-        cols[0].metric(
-            "max |J @ 1|",
-            f"{facts.ones_response:.1e}",
-            help="Adding the same number to every x_j changes nothing: J @ 1 = 0.",
-        )
-        cols[1].metric(
-            "max |J @ x_hat|",
-            f"{facts.xhat_response:.1e}",
-            help="Scaling the deviations changes nothing when eps = 0: J @ x_hat = 0. "
-            "With eps > 0 it is small but not 0.",
-        )
-        cols[2].metric(
-            "max |J - J^T|",
-            f"{facts.symmetry_error:.1e}",
-            help="J is symmetric when gamma is uniform.",
-        )
-        cols[3].metric(
-            "dout @ J vs backward's dx",
-            f"{facts.dx_error:.1e}",
-            help="Relative error between the row vector dout @ J and the staged "
-            "backward pass's dx for this vector.",
-        )
+        verdict_metric("max |J @ 1|", f"{facts.ones_response:.1e}", verdicts.ones, cols[0])
+        verdict_metric("max |J @ x_hat|", f"{facts.xhat_response:.1e}", verdicts.xhat, cols[1])
+        verdict_metric("max |J - J^T|", f"{facts.symmetry_error:.1e}", verdicts.symmetry, cols[2])
+        verdict_metric("dout @ J vs backward's dx", f"{facts.dx_error:.1e}", verdicts.dx, cols[3])
         if not facts.gamma_uniform:
             st.caption(
                 "gamma is not uniform here, so J is not symmetric: row i is scaled by gamma_i. "
@@ -90,6 +80,10 @@ def one_vector() -> None:
         st.plotly_chart(
             eigenvalues(facts.eigenvalues, facts.predicted_eigenvalues), width="stretch"
         )
+
+        st.subheader("Think it through")
+        asked = Vector(*compute.forward_backward(vector))
+        predict(PAGE_QUESTIONS["gamma_doubling"](asked), "gamma_doubling")
     share.write_link()  # the chosen vector is part of the link
 
 

@@ -1,13 +1,17 @@
 """Residual (post-LN) block: y = LN(x + F(x)); x's gradient arrives along two paths."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ln_core.gradcheck import tolerance
+from teaching.verdicts import numerical_agreement
 from ui import caps, compute, state
 from ui.errors import stops_on_error
 from ui.figures import grouped_bars, heatmap
 from ui.picker import pick_vector
 from ui.tables import vectors_frame
+from ui.verdict_metric import verdict_metric
 
 s = st.session_state
 
@@ -26,12 +30,13 @@ with stops_on_error():
     cache, grads, errors = compute.residual(inputs, int(s["seed"]))
     cols = st.columns(3)
     for col, name in zip(cols, ("dx", "dW", "dc"), strict=True):
-        col.metric(
-            f"{name} vs numerical",
-            f"{errors[name]:.1e}",
-            help="Relative error against central differences; below 1e-6 in float64 "
-            "(1e-2 in float32) the analytic gradient is confirmed.",
+        verdict = numerical_agreement(
+            f"{name} of the block's backward pass against central differences (relative error)",
+            errors[name],
+            tolerance(np.dtype(inputs.dtype)),
+            inputs.dtype,
         )
+        verdict_metric(f"{name} vs numerical", f"{errors[name]:.1e}", verdict, col)
     index = pick_vector(inputs.x.shape)
     parts = {
         "through the skip (= dz)": grads.dx_skip[index],

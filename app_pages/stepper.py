@@ -8,7 +8,7 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
-from ui import caps, compute, presenter, share, state, step_view
+from ui import affine_control, caps, compute, presenter, share, state, step_view
 from ui.errors import stops_on_error
 from ui.glossary import glossary_expander
 from ui.picker import pick_vector
@@ -39,19 +39,24 @@ def stepper() -> None:
         "its numbers appear after your guess.",
         **state.bound("quiz"),
     )
+    affine_control.draw()
     with stops_on_error():
-        inputs = state.inputs()
+        layer = state.inputs()
+        inputs = affine_control.applied(layer)
         cache, grads = compute.forward_backward(inputs)
         step_view.graph(current, cache)
         index = pick_vector(inputs.x.shape, rows=False)
-        step_view.lines(current)
+        step_view.lines(current, cache)
 
-        # Questions are about one vector: the token on screen, or the first row.
+        # Questions are about one vector of the full layer (they ask about gamma and beta):
+        # the token on screen, or the first row.
         asked = index or (0,) * (inputs.x.ndim - 1)
         revealed = not s["quiz"] or predict(
-            STEP_QUESTIONS[current.number](Vector(*compute.forward_backward(inputs.vector(asked)))),
+            STEP_QUESTIONS[current.number](Vector(*compute.forward_backward(layer.vector(asked)))),
             current.number,
         )
+        if len(cache.axis) == 2:
+            index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
         if not revealed:
             return
         if current.backward:

@@ -150,7 +150,14 @@ class StagedCache:
 
     def line(self, node: str) -> str:
         """The forward line of `node` as this pass ran it (saying what it skipped)."""
-        return next(line for line in self.LINES if line.name == node).text(self.skipped)
+        return self._line(node).text(self.skipped)
+
+    def skipped_in(self, node: str) -> tuple[str, ...]:
+        """The skipped parameters `node`'s line would read: ("gamma",) for gx without gamma."""
+        return tuple(p for p in self.skipped if p in self._line(node).inputs)
+
+    def _line(self, node: str) -> Line:
+        return next(line for line in self.LINES if line.name == node)
 
 
 def staged_cache_class(name: str, lines: tuple[Line, ...], module: str, doc: str) -> type:

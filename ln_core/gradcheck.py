@@ -208,6 +208,11 @@ class GradientCheck:
     def band(self, method: str, tensor: str) -> str:
         return band(self.errors[method][tensor], self.dtype)
 
+    def verdict(self, method: str, tensor: str) -> str:
+        """The band of the error, or 'cannot resolve' where no band would mean anything."""
+        status = self.status(method, tensor)
+        return status if status == "cannot resolve" else self.band(method, tensor)
+
 
 def compare(analytic: Grads, numerical: Grads) -> dict[str, float]:
     """rel_error per tensor (dx, dgamma, dbeta), leaving out tensors that are None."""

@@ -30,6 +30,9 @@ class JacobianFacts:
     gamma is uniform, since J is then symmetric); max_imag_eigenvalue: the largest |imaginary
     part| that eigvals dropped. predicted_eigenvalues: (D,) ascending, or None unless gamma is
     uniform. dx_error: rel_error of dout @ J against the backward pass's dx.
+    xhat_response_expected: max |gamma * xhat * s eps / (var + eps)|, what J @ xhat is in exact
+    arithmetic (0 when eps = 0). rounding: machine epsilon * D * max |J|, the size rounding
+    leaves in a product of J with a vector of entries about 1 (J @ 1 and J @ xhat).
     """
 
     jacobian: np.ndarray
@@ -41,6 +44,8 @@ class JacobianFacts:
     max_imag_eigenvalue: float
     predicted_eigenvalues: np.ndarray | None
     dx_error: float
+    xhat_response_expected: float
+    rounding: float
 
     @property
     def eigenvalue_error(self) -> float | None:
@@ -61,6 +66,13 @@ def predicted_eigenvalues(cache: Cache) -> np.ndarray:
     on_xhat = [scale * cache.eps / float(cache.sve[0])] if d >= 2 else []
     values = [scale] * (d - 2) + [0.0] + on_xhat
     return np.sort(np.asarray(values, dtype=cache.dtype))
+
+
+def xhat_response_expected(cache: Cache) -> float:
+    """max |J @ xhat| in exact arithmetic: gamma xhat s eps / (var + eps), for one vector."""
+    gamma = 1.0 if cache.gamma is None else cache.gamma
+    scaled = gamma * cache.normalized_x * cache.inv_sqrt_sve * (cache.eps / cache.sve)
+    return float(np.max(np.abs(scaled)))
 
 
 def jacobian_facts(
@@ -89,4 +101,6 @@ def jacobian_facts(
             max_imag_eigenvalue=imag,
             predicted_eigenvalues=predicted_eigenvalues(cache) if uniform else None,
             dx_error=rel_error(grads.dout @ jac, grads.dx),
+            xhat_response_expected=xhat_response_expected(cache),
+            rounding=float(np.finfo(cache.dtype).eps * cache.n * np.max(np.abs(jac))),
         )

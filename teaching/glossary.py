@@ -25,10 +25,15 @@ MEANINGS = {
 }
 
 
+def described(name: str) -> bool:
+    """True if `meaning` knows the name (a node, an input, or the gradient of one)."""
+    return name in MEANINGS or (name.startswith("d") and name[1:] in MEANINGS)
+
+
 def meaning(name: str) -> str:
     """The plain meaning of a node or input name, or of its gradient (d + name)."""
     if name in MEANINGS:
         return MEANINGS[name]
-    if name.startswith("d") and name[1:] in MEANINGS:
+    if described(name):
         return f"the gradient of the loss with respect to {name[1:]} ({MEANINGS[name[1:]]})"
     raise KeyError(f"No plain meaning for {name!r}.")

@@ -470,32 +470,6 @@ def gamma_doubling(v: Vector) -> Question:
     )
 
 
-def constant_vector(v: Vector) -> Question:
-    """What eps = 0 does to a constant vector (0 / 0 in normalized_x)."""
-    flat = np.full_like(v.cache.x, v.cache.x[0])
-    constant = v.rerun("x=np.full_like(x, x[0])", x=flat) if v.cache.eps > 0 else None
-    reasoning = (
-        "A constant vector has `x_sm` = 0 everywhere, so `sample_var` = 0 and `sve` = eps. "
-        "With eps = 0, `inv_sqrt_sve` = 1/√0 and `normalized_x` = 0 × ∞: no number at all, "
-        "so the lab refuses it. "
-    )
-    facts = {"eps": Fact("eps", v.cache.eps)}
-    if constant is not None:
-        reasoning += (
-            "With eps = {eps}, as now, `inv_sqrt_sve` = {inv} and `normalized_x` = 0, so the "
-            "output is just beta."
-        )
-        facts["inv"] = constant.entry("inv_sqrt_sve")
-    return _question(
-        "Before you look: with eps = 0, what is LayerNorm's output for a vector whose D "
-        "entries are all equal?",
-        ("beta", "all zeros", "undefined"),
-        "undefined",
-        reasoning,
-        **facts,
-    )
-
-
 def _in_order(*makers: Callable[[Vector], Question]) -> dict[int, Callable[[Vector], Question]]:
     return dict(enumerate(makers, start=1))
 
@@ -523,4 +497,4 @@ STEP_QUESTIONS = _in_order(
     _dx_sm,
     _dx,
 )
-PAGE_QUESTIONS = {"gamma_doubling": gamma_doubling, "constant_vector": constant_vector}
+PAGE_QUESTIONS = {"gamma_doubling": gamma_doubling}

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.gradcheck import GradientCheck
+
 PASS, FAIL, CANNOT_RESOLVE, AS_EXPECTED = "pass", "fail", "cannot resolve", "as expected"
 STATUSES = (PASS, FAIL, CANNOT_RESOLVE, AS_EXPECTED)
 # A rearrangement of the same arithmetic agrees to a few hundred units in the last place.
@@ -68,9 +70,31 @@ def rounding_agreement(checks: str, error: float, dtype: str) -> Verdict:
 def caught(bug_error: float, tolerance: float, dtype: str) -> Verdict:
     """Whether the gradient check catches an injected bug: it should fail the check."""
     checks = "whether the gradient check notices the injected bug"
-    expected = f"a dx error above {tolerance:g}, the check's bar in {dtype}"
+    expected = f"a dx error above {tolerance:g} (the check passes below {tolerance:g} in {dtype})"
     if bug_error > tolerance:
         reason = f"dx's error {bug_error:.1e} is above {tolerance:g}, so the check fails it."
         return Verdict(checks, expected, PASS, reason)
     reason = f"dx's error {bug_error:.1e} is within {tolerance:g}: the bug hides here."
     return Verdict(checks, expected, FAIL, reason)
+
+
+def gradient_verdict(check: GradientCheck, tensor: str) -> Verdict:
+    """The staged backward's tensor against central differences, in ln_core's three statuses."""
+    error = check.errors["backward"][tensor]
+    closed = check.errors["closed_form"][tensor]
+    checks = (
+        f"{tensor} from the staged backward against central differences (relative error; the "
+        f"closed form's is {closed:.1e})"
+    )
+    expected = (
+        f"at most {check.tolerance:g} (central differences in {check.dtype.name} keep about "
+        "half of its digits)"
+    )
+    status = check.status("backward", tensor)
+    if status == PASS:
+        reason = f"{error:.1e} is within {check.tolerance:g}."
+    elif status == CANNOT_RESOLVE:
+        reason = check.advice(tensor)
+    else:
+        reason = f"{error:.1e} is above {check.tolerance:g}: more than rounding."
+    return Verdict(checks, expected, status, reason)

@@ -61,12 +61,17 @@ def cached(max_entries: int, max_mb: int):
 
 
 @cached(64, 48)
-def forward(inputs: Inputs, axis: int = -1) -> ln_core.Cache:
-    return ln_core.forward(inputs.x, inputs.gamma, inputs.beta, inputs.eps, axis)
+def forward(inputs: Inputs, axis: int | None = None) -> ln_core.Cache:
+    """The staged pass with the inputs' affine option, over their axes unless `axis` is given
+    (0 for BatchNorm's view)."""
+    axis = inputs.axis if axis is None else axis
+    return ln_core.forward(inputs.x, inputs.layer_gamma, inputs.layer_beta, inputs.eps, axis)
 
 
 @cached(64, 32)
-def forward_backward(inputs: Inputs, axis: int = -1) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
+def forward_backward(
+    inputs: Inputs, axis: int | None = None
+) -> tuple[ln_core.Cache, ln_core.StagedGrads]:
     cache = forward(inputs, axis)
     return cache, ln_core.backward(inputs.dout, cache)
 
@@ -99,7 +104,14 @@ def jacobian_parts(vector: Inputs) -> ln_core.PathTerms:
 
 @cached(32, 8)
 def gradient_check(inputs: Inputs) -> ln_core.GradientCheck:
-    return ln_core.gradient_check(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
+    return ln_core.gradient_check(
+        inputs.x,
+        inputs.layer_gamma,
+        inputs.layer_beta,
+        inputs.dout,
+        inputs.eps,
+        axis=inputs.axis,
+    )
 
 
 @cached(16, 1)
@@ -127,6 +139,7 @@ def bug_jacobian_gap(vector: Inputs, bug: str) -> np.ndarray:
 
 @cached(16, 2)
 def audit(inputs: Inputs) -> list[ln_core.AuditResult]:
+    """Every formula of the source documents, judged on these inputs (in float64)."""
     return ln_core.audit(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
 
 

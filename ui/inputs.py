@@ -8,12 +8,19 @@ from functools import cached_property
 
 import numpy as np
 
+# Which affine parameters the layer applies (torch: elementwise_affine, bias).
+AFFINE = {"both": "gamma and beta", "gamma": "gamma only", "neither": "neither"}
+# What one LayerNorm statistic averages over, for a token batch (B, L, D).
+PER = {"token": "per token", "sequence": "per sequence"}
+
 
 @dataclass(frozen=True)
 class Inputs:
     """x: shape S, (D,), (N, D) or (B, L, D); gamma, beta: (D,); dout: S. All of dtype `dtype`.
 
-    Built once per rerun by ui.state.inputs(); the cached wrappers in ui.compute key on
+    affine (a key of AFFINE) says which of gamma and beta the layer applies; per (a key of
+    PER) whether a token batch is normalized per token (over D) or per sequence (over L and
+    D). Built once per rerun by ui.state.inputs(); the cached wrappers in ui.compute key on
     `digest`, so two reruns with the same numbers share every result.
     """
 
@@ -23,6 +30,8 @@ class Inputs:
     dout: np.ndarray
     eps: float
     dtype: str
+    affine: str = "both"
+    per: str = "token"
 
     @cached_property
     def digest(self) -> str:
@@ -31,7 +40,7 @@ class Inputs:
         for array in (self.x, self.gamma, self.beta, self.dout):
             h.update(repr((array.shape, array.dtype.str)).encode())
             h.update(np.ascontiguousarray(array).tobytes())
-        h.update(repr((self.eps, self.dtype)).encode())
+        h.update(repr((self.eps, self.dtype, self.affine, self.per)).encode())
         return h.hexdigest()
 
     def vector(self, index: tuple[int, ...]) -> Inputs:
@@ -45,3 +54,24 @@ class Inputs:
 
     def with_eps(self, eps: float) -> Inputs:
         return replace(self, eps=eps)
+
+    @property
+    def axis(self) -> tuple[int, ...]:
+        """The axes LayerNorm averages over: (-2, -1) per sequence of a token batch, else (-1,)."""
+        return (-2, -1) if self.per == "sequence" and self.x.ndim == 3 else (-1,)
+
+    def _param(self, value: np.ndarray, used: bool) -> np.ndarray | None:
+        # Per sequence, torch's LayerNorm((L, D)) has an (L, D) gamma: the same row per token.
+        if not used:
+            return None
+        return np.broadcast_to(value, self.x.shape[-2:]) if len(self.axis) == 2 else value
+
+    @property
+    def layer_gamma(self) -> np.ndarray | None:
+        """gamma as the layer applies it: None when skipped, (L, D) per sequence, else (D,)."""
+        return self._param(self.gamma, self.affine != "neither")
+
+    @property
+    def layer_beta(self) -> np.ndarray | None:
+        """beta as the layer applies it: None unless affine is "both"; shaped like layer_gamma."""
+        return self._param(self.beta, self.affine == "both")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from teaching.glossary import described, meaning
 from ui.bundle import Bundle
 from ui.tables import vectors_frame
 
@@ -42,7 +43,10 @@ def html_report(bundle: Bundle) -> str:
         sections.append(f"<h2>{title}</h2>")
         for name in bundle.arrays:
             if name.startswith(f"{group}/"):
-                sections.append(f"<h3>{html.escape(name.split('/', 1)[1])}</h3>")
+                short = name.split("/", 1)[1]
+                sections.append(f"<h3>{html.escape(short)}</h3>")
+                if described(short):
+                    sections.append(f"<p>{html.escape(meaning(short))}</p>")
                 sections.append(_table(bundle, name))
     body = "\n".join(sections)
     return (

@@ -31,10 +31,16 @@ def result_panel(inputs: Inputs, index: tuple[int, ...]) -> None:
     with staged:
         st.caption("dx: how the loss moves with each entry of x (one row per vector)")
         st.dataframe(vectors_frame(grads.dx[index]), width="stretch")
-        st.caption("dgamma and dbeta: one value per feature, summed over every vector")
-        params = vectors_frame(np.stack([grads.dgamma, grads.dbeta]))
-        params.index = ["dgamma", "dbeta"]
-        st.dataframe(params, width="stretch")
+        # A skipped parameter has no gradient; per sequence each has one value per entry of
+        # the (L, D) block, shown flattened.
+        present = {
+            n: g for n, g in (("dgamma", grads.dgamma), ("dbeta", grads.dbeta)) if g is not None
+        }
+        if present:
+            st.caption(f"{' and '.join(present)}: one value per feature, summed over every vector")
+            params = vectors_frame(np.stack([g.reshape(-1) for g in present.values()]))
+            params.index = list(present)
+            st.dataframe(params, width="stretch")
     with compact:
         st.markdown("**The same result in one line each**")
         st.latex(CLOSED_FORM)

@@ -1,9 +1,10 @@
 """Shareable links: the whole view in the URL's query string, read back with strict checks.
 
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
-chosen vector, presenter and quiz modes, hide flags, and any array edited by hand while it is
-small. Anything that does not parse or is out of range falls back to its default and is
-reported, so a tampered link never breaks the app.
+chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
+modes, the layer's affine and per-sequence options, hide flags, and any array edited by hand
+while it is small. Anything that does not parse or is out of range falls back to its default
+and is reported, so a tampered link never breaks the app.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
+from ln_core.bugs import Bug
 from teaching.presets import PRESETS, make_example
 from ui import state
 from ui.errors import listed, literal
+from ui.inputs import AFFINE, PER
 from ui.limits import EPS_MAX, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.numbers import parse_number, parse_whole
 from ui.steps import N_STEPS
@@ -69,6 +72,10 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "norm": ("norm_kind", _choice(("layer", "batch", "rms"))),
     "presenter": ("presenter", _flag),
     "quiz": ("quiz", _flag),
+    "paths": ("jacobian_paths", _flag),
+    "bug": ("bug", _choice([bug.value for bug in Bug])),
+    "affine": ("affine", _choice(AFFINE)),
+    "per": ("per", _choice(PER)),
 }
 
 

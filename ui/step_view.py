@@ -72,14 +72,17 @@ def graph(current: Step, cache: ln_core.Cache) -> None:
     draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
 
 
-def lines(current: Step) -> None:
-    """The node's forward line (and on the way back the local derivative), named in words."""
+def lines(current: Step, cache: ln_core.Cache) -> None:
+    """The node's forward line (and on the way back the local derivative), named in words,
+    and what the line skips when the layer has no gamma or no beta."""
     node = current.node
     st.caption(f"`{node}`: {meaning(node)}.")
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Forward line**")
         st.latex(FORWARD[node])
+        if cache.skipped_in(node):
+            st.info(f"This layer has no {' and '.join(cache.skipped_in(node))}: {cache.line(node)}")
         if node in FORWARD_NOTE:
             st.caption(FORWARD_NOTE[node])
     if current.backward:
@@ -114,9 +117,9 @@ def gradient(
         st.dataframe(contributions_frame(parts), width="stretch")
     value = grads.of(node)
     table(value[index], f"d{node}: shape {value.shape}")
-    if node == "normalized_x":
+    if node == "normalized_x" and grads.dgamma is not None:
         table(grads.dgamma, "dgamma: summed over every vector")
-    if node == "gx":
+    if node == "gx" and grads.dbeta is not None:
         table(grads.dbeta, "dbeta: summed over every vector")
     with st.expander(f"{node} itself (its forward value)"):
         forward_value = getattr(cache, node)

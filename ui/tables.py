@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -9,13 +11,30 @@ import streamlit as st
 import ln_core
 
 
-def row_labels(shape: tuple[int, ...]) -> list[str]:
+def row_labels(shape: tuple[int, ...]) -> pd.Index:
     """Labels for the vectors of an array of this shape (all axes but the last)."""
-    if len(shape) <= 1:
-        return ["vector"]
-    if len(shape) == 2:
-        return [f"row {i}" for i in range(shape[0])]
-    return [f"b{b} t{t}" for b in range(shape[0]) for t in range(shape[1])]
+    return _row_labels(tuple(shape[:-1]) if len(shape) > 1 else ())
+
+
+# Labels are built once per shape: pandas turns a list of strings into an Arrow string array,
+# which took longer than the rest of building a small table.
+@functools.lru_cache(maxsize=256)
+def _row_labels(leading: tuple[int, ...]) -> pd.Index:
+    if not leading:
+        return pd.Index(["vector"])
+    if len(leading) == 1:
+        return pd.Index([f"row {i}" for i in range(leading[0])])
+    return pd.Index([f"b{b} t{t}" for b in range(leading[0]) for t in range(leading[1])])
+
+
+@functools.lru_cache(maxsize=256)
+def _columns(prefix: str, count: int) -> pd.Index:
+    return pd.Index([f"{prefix}{j}" for j in range(count)])
+
+
+@functools.lru_cache(maxsize=256)
+def _entry_labels(shape: tuple[int, ...]) -> pd.Index:
+    return pd.Index([str(i) for i in np.ndindex(shape)])
 
 
 def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
@@ -25,9 +44,9 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     """
     array = np.asarray(array)
     rows = array.reshape(-1, array.shape[-1]) if array.ndim else array.reshape(1, 1)
-    columns = [f"{column}{j}" for j in range(rows.shape[1])]
-    labels = row_labels(array.shape) if rows.shape[0] == len(row_labels(array.shape)) else None
-    return pd.DataFrame(rows, columns=columns, index=labels)
+    labels = row_labels(array.shape)
+    index = labels if rows.shape[0] == len(labels) else None
+    return pd.DataFrame(rows, columns=_columns(column, rows.shape[1]), index=index)
 
 
 def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
@@ -62,7 +81,7 @@ def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) ->
             "relative error": np.ravel(errors),
             "band": [[ln_core.band(float(e), dtype)] for e in np.ravel(errors)],
         },
-        index=[str(i) for i in np.ndindex(np.shape(analytic))],
+        index=_entry_labels(np.shape(analytic)),
     )
 
 

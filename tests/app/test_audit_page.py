@@ -1,20 +1,71 @@
-"""Derivation audit page: the summary counts what the table shows and follows the inputs."""
+"""Derivation audit page: the summary comes first, the verdicts follow the inputs, "cannot
+decide" shows where the inputs cannot decide, and nothing a student cannot read is shown."""
 
 from __future__ import annotations
 
 import numpy as np
 
+VERDICTS = {"correct", "wrong", "cannot decide"}
 
-def test_audit_summary_counts_its_wrong_formulas_and_follows_the_seed(lab):
+
+def _summary(lab):
+    return lab.at.main.dataframe[0].value
+
+
+def _page_text(lab) -> str:
+    parts = [m.value for m in lab.at.main.markdown] + [c.value for c in lab.at.main.caption]
+    parts += [e.label for e in lab.at.main.expander] + [h.value for h in lab.at.main.subheader]
+    return "\n".join(parts)
+
+
+def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
     lab.open("Derivation audit")
-    frame = lab.at.main.dataframe[0].value
+    lab.assert_clean()
+    frame = _summary(lab)
+    assert list(frame.columns) == [
+        "document",
+        "formula",
+        "verdict",
+        "error on your inputs",
+        "corrected form's error",
+    ]
     heading = lab.subheaders()[0]
-    wrong = int((frame["verdict"] == "wrong").sum())
-    assert heading == f"{len(frame)} formulas checked: {wrong} wrong on these inputs"
-    assert len(lab.at.main.expander) == len(frame)
-    assert len(frame) > 0 and set(frame["verdict"]) <= {"correct", "wrong"}
+    tally = {v: int((frame["verdict"] == v).sum()) for v in VERDICTS}
+    assert heading == (
+        f"{len(frame)} formulas from 5 documents: {tally['correct']} correct, "
+        f"{tally['wrong']} wrong, {tally['cannot decide']} that these inputs cannot decide"
+    )
+    assert set(frame["verdict"]) <= VERDICTS and tally["wrong"] > 0 and tally["correct"] > 0
+    entries = [e for e in lab.at.main.expander if not e.label.startswith("Notation")]
+    assert len(entries) == len(frame)
 
     lab.set_sidebar("seed", 5)
     lab.assert_clean()
-    after = lab.at.main.dataframe[0].value
-    assert not np.array_equal(frame["error"].to_numpy(), after["error"].to_numpy())
+    after = _summary(lab)
+    assert not np.array_equal(frame["error on your inputs"], after["error on your inputs"])
+    assert list(after["verdict"]) == list(frame["verdict"])  # a random seed decides alike
+
+
+def test_d2_without_eps_shows_cannot_decide(lab):
+    lab.set_sidebar("d", 2).set_sidebar("eps", 0.0)
+    lab.open("Derivation audit")
+    lab.assert_clean()
+    frame = _summary(lab)
+    undecided = frame[frame["verdict"] == "cannot decide"]
+    assert "the three-path ∇X derivation" in set(undecided["document"])
+    assert "These inputs cannot decide" in _page_text(lab)
+    assert "Try D ≥ 3" in _page_text(lab)
+
+
+def test_documents_by_name_with_their_notation_no_hash_names_no_none(lab):
+    lab.open("Derivation audit")
+    frame = _summary(lab)
+    assert frame["document"].iloc[0] == "the residual-connection derivation"
+    text = _page_text(lab)
+    assert ".txt" not in text and "_f12dc" not in text
+    assert "None" not in text and "nan" not in text.lower().split()
+    assert not frame.isin(["None", "nan"]).to_numpy().any()
+    assert frame["corrected form's error"].eq("—").sum() > 0  # a dash where nothing is corrected
+    notation = [e for e in lab.at.main.expander if e.label.startswith("Notation")]
+    assert len(notation) == 5
+    assert len(lab.at.main.latex) > len(frame)  # every formula as written, corrections too

@@ -16,8 +16,12 @@ import numpy as np
 import pytest
 
 import ln_core
+from ln_core.forward import NODE_NAMES
+from teaching.glossary import meaning
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, vector
+from ui.bundle import make_bundle
+from ui.report import html_report
 
 DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d+e[+-]\d+")
 CASES = [
@@ -116,3 +120,78 @@ def test_the_stepper_reveal_is_the_question_on_the_students_own_numbers(lab, num
     lab.assert_clean()
     (success,) = lab.at.main.success
     assert success.value == f"Right: {question.answer}. {question.explanation}"
+
+
+# -- every metric carries a verdict or an explanation -----------------------------------------
+
+PAGES_WITH_METRICS = ("Stepper", "Jacobian", "Gradient check", "Residual block")
+STATUS_WORDS = ("Pass:", "Fail:", "Cannot resolve:", "As expected:")
+
+
+def _assert_every_metric_explains_itself(lab) -> None:
+    metrics = list(lab.at.main.metric)
+    captions = [c.value for c in lab.at.main.caption]
+    verdicts = [c for c in captions if any(word in c for word in STATUS_WORDS)]
+    for metric in metrics:
+        assert metric.proto.help.strip(), f"metric {metric.label!r} has no explanation"
+    checked = [m for m in metrics if "Expected:" in m.proto.help]
+    assert len(verdicts) >= len(checked), (verdicts, [m.label for m in checked])
+
+
+@pytest.mark.parametrize("page", [*PAGES_WITH_METRICS, "LayerNorm vs BatchNorm", "Overview"])
+def test_every_metric_on_a_page_carries_a_verdict_or_an_explanation(lab, page):
+    lab.open(page)
+    if page == "Stepper":
+        lab.step_to(20)
+    lab.assert_no_exception()
+    if page in PAGES_WITH_METRICS or page == "LayerNorm vs BatchNorm":
+        assert lab.at.main.metric, f"{page} shows no metric"
+    _assert_every_metric_explains_itself(lab)
+
+
+def test_the_jacobian_says_j_xhat_is_eps_doing_and_j_1_passes(lab):
+    lab.open("Jacobian")
+    helps = {m.label: m.proto.help for m in lab.at.main.metric}
+    assert "would be 0 at eps = 0" in helps["max |J @ x_hat|"]
+    captions = [c.value for c in lab.at.main.caption]
+    assert any("As expected:" in c and "eps's" in c for c in captions), captions
+    assert any("Pass:" in c and "rounding" in c for c in captions), captions
+    lab.set_sidebar("eps", 0.0)
+    helps = {m.label: m.proto.help for m in lab.at.main.metric}
+    assert "Expected: 0" in helps["max |J @ x_hat|"]
+
+
+def test_the_stepper_ends_with_dx_dgamma_dbeta_and_their_closed_form_check(lab):
+    lab.open("Stepper").step_to(20)
+    lab.assert_clean()
+    assert "The result: dx, dgamma, dbeta" in lab.subheaders()
+    s = lab.state
+    grads = ln_core.backward(
+        s["dout_random"], ln_core.forward(s["x"], s["gamma"], s["beta"], s["eps"])
+    )
+    tables = [t.value.to_numpy() for t in lab.at.main.dataframe]
+    assert any(t.shape == grads.dx.shape and np.array_equal(t, grads.dx) for t in tables)
+    params = np.stack([grads.dgamma, grads.dbeta])
+    assert any(t.shape == params.shape and np.array_equal(t, params) for t in tables)
+    closed = lab.metrics()["staged vs closed form"]
+    assert float(closed) < 1e-12
+
+
+# -- node names spelled out ----------------------------------------------------------------------
+
+
+def test_every_node_has_a_plain_meaning_on_the_stepper_and_in_the_report(lab):
+    lab.open("Stepper")
+    (glossary,) = [e for e in lab.at.main.expander if e.label == "What the names mean"]
+    text = glossary.markdown[0].value
+    for node in NODE_NAMES:
+        assert f"`{node}`: {meaning(node)}" in text
+    assert meaning("sq_xsm") == "squared deviation from the mean"
+    assert meaning("sve") == "sample variance plus eps"
+    for number, node in ((3, "sq_xsm"), (15, "sqrt_sve")):
+        lab.step_to(number)
+        assert any(meaning(node) in c.value for c in lab.at.main.caption), node
+    report = html_report(
+        make_bundle(np.ones((2, 3)) * [1, 2, 4], np.ones(3), np.zeros(3), np.ones((2, 3)))
+    )
+    assert "squared deviation from the mean" in report

@@ -82,7 +82,7 @@ def test_numpy_snippet_rebuilds_the_inputs(example, capsys):
         assert rebuilt.dtype == inputs[name].dtype, name
         np.testing.assert_array_equal(rebuilt, inputs[name], err_msg=name)
     assert namespace["eps"] == 1e-5
-    np.testing.assert_array_equal(namespace["grads"].dx, bundle.arrays["grads/dx"])
+    np.testing.assert_array_equal(namespace["dx"], bundle.arrays["grads/dx"])
     assert capsys.readouterr().out  # it prints out and dx
 
 

@@ -20,7 +20,7 @@ def test_every_known_bug_is_caught_at_default_inputs(lab):
     correct = float(next(v for k, v in lab.metrics().items() if k.startswith("dx:")))
     shown = {}
     for bug in Bug:
-        lab.at.main.selectbox(key="bug").set_value(bug)
+        lab.at.main.selectbox(key="w_bug_").set_value(bug.value)
         lab.run()
         lab.assert_no_exception()
         assert not lab.errors(), lab.errors()
@@ -36,7 +36,7 @@ def test_every_known_bug_is_caught_at_default_inputs(lab):
 
 def test_eps_after_sqrt_is_caught_at_a_larger_eps(lab):
     lab.set_sidebar("eps", 1e-3).open("Gradient check")
-    lab.at.main.selectbox(key="bug").set_value(Bug.EPS_AFTER_SQRT)
+    lab.at.main.selectbox(key="w_bug_").set_value(Bug.EPS_AFTER_SQRT.value)
     lab.run()
     lab.assert_clean()
     error, caught, tolerance = _caught(lab)

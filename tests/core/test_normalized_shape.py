@@ -29,6 +29,7 @@ from ln_core import (
     rms_forward,
     rms_jacobian,
 )
+from ln_core.fast import layernorm_forward_backward
 from ln_core.validation import param_shape
 
 AFFINE = ("gamma and beta", "gamma only", "neither")
@@ -209,3 +210,17 @@ def test_a_block_gamma_of_the_wrong_shape_is_named():
 def test_the_jacobian_of_a_batch_of_blocks_asks_for_one_block():
     with pytest.raises(ValueError, match=r"one block, but x has shape \(2, 3, 4\)"):
         jacobian(np.random.default_rng(0).normal(size=(2, 3, 4)), axis=(-2, -1))
+
+
+def test_an_empty_batch_is_refused_with_its_shape_named():
+    # PyTorch returns an empty result for (0, D); ln_core names the slip instead (see
+    # validation.as_float_array), on every path.
+    empty = np.zeros((0, 3))
+    for call in (
+        lambda: forward(empty),
+        lambda: gradient_check(empty, None, None, empty),
+        lambda: rms_forward(empty),
+        lambda: layernorm_forward_backward(empty, None, None, empty),
+    ):
+        with pytest.raises(ValueError, match=r"x is empty \(shape \(0, 3\)\)"):
+            call()

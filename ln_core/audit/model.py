@@ -1,0 +1,132 @@
+"""The audit's vocabulary: the model a document assumes, the quantity a formula claims to be,
+one audited formula (an entry), and the judged result.
+
+Formulas and references are functions of a `Setting` (ln_core.audit.setting): the forward pass
+and staged backward in the document's own model, on the student's inputs in float64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ln_core.audit.setting import Case, Setting
+
+Formula = Callable[["Setting"], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Model:
+    """What a document assumes: one scalar γ or one per feature, ε or not, which axis it
+    normalizes ("features": LayerNorm, each vector over its D features; "batch": each feature
+    over the N vectors of the batch, BatchNorm's graph)."""
+
+    gamma: str
+    eps: bool
+    axis: str
+
+    def describe(self) -> str:
+        gamma = "one scalar γ and β" if self.gamma == "scalar" else "one γ and β per feature"
+        eps = "σ² + ε under the root" if self.eps else "no ε (σ is the plain standard deviation)"
+        axis = (
+            "statistics over the D features of each vector (LayerNorm)"
+            if self.axis == "features"
+            else "statistics over the N vectors of the batch, per feature (BatchNorm's graph)"
+        )
+        return f"{gamma}; {eps}; {axis}"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """What a formula claims to compute, and the autograd-free value it is judged against.
+
+    compute: the reference, from ln_core's staged backward, Jacobian or central differences.
+    scale: the natural size of the quantity's terms on these inputs; a reference far below it
+    is round-off, and agreement is measured against it. always_zero: the quantity is 0 on
+    every input (a claim "= 0" is then decided by the formula's size alone).
+    numerical: the reference is a central difference, so agreement is looser.
+    """
+
+    text: str
+    how: str
+    compute: Formula
+    scale: Callable[[Setting], float]
+    always_zero: bool = False
+    numerical: bool = False
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The smallest change that makes a wrong formula right, and when the two agree anyway.
+
+    agrees_when: the inputs on which the wrong formula gives the right number (so they cannot
+    decide); exposed_by: inputs that show the difference.
+    """
+
+    latex: str
+    formula: Formula
+    mistake: str
+    agrees_when: str
+    exposed_by: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One stated formula of one document.
+
+    line: the document's own line, in LaTeX as the document writes it. formula: that line as
+    code. where: which entries of the quantity the line speaks about (a case of a piecewise
+    formula), None for all. reading: how a typo or an ambiguity was read, and why.
+    note: teaching notes computed on the inputs, one per stacked case (for a model difference
+    that is not a mistake).
+    """
+
+    id: str
+    document: str
+    step: str
+    line: str
+    model: Model
+    quantity: Quantity
+    formula: Formula
+    correction: Correction | None = None
+    where: Callable[[Setting], np.ndarray] | None = None
+    reading: str = ""
+    note: Callable[[Case], list[str]] | None = None
+
+    @property
+    def expected(self) -> str:
+        """The verdict on inputs that can decide: a formula with a correction is wrong."""
+        return "correct" if self.correction is None else "wrong"
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """An entry judged on the student's inputs; plain data, so the app can cache it.
+
+    verdict: 'correct', 'wrong' or 'cannot decide'. error: rel_error of the formula against
+    the reference (None when the document's model is undefined on these inputs). reason: why
+    this verdict, in words. values / reference_values: the first few numbers of each.
+    mistake, correction, correction_error: None for a formula with no mistake.
+    """
+
+    id: str
+    document: str
+    step: str
+    line: str
+    model: str
+    claim: str
+    reference: str
+    reading: str
+    verdict: str
+    error: float | None
+    reason: str
+    values: tuple[float, ...]
+    reference_values: tuple[float, ...]
+    mistake: str | None
+    correction: str | None
+    correction_error: float | None
+    note: str

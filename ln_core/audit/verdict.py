@@ -1,0 +1,223 @@
+"""Judging one entry on a case: correct, wrong, or "these inputs cannot decide".
+
+Everything is judged in float64 against the quantity the formula claims to be. With `scale`
+the natural size of that quantity's terms and tol = RTOL * scale:
+
+- the formula agrees when max|formula - reference| <= tol;
+- a reference at most ZERO * tol in size is round-off (0 in exact arithmetic, e.g. dx at D = 2
+  without ε): a formula that also gives about 0 is not evidence either way -> cannot decide;
+- a wrong formula (one with a correction) that agrees on these inputs -> cannot decide, with
+  the reason it agrees here and the inputs that would expose it;
+- otherwise agreement is 'correct' and disagreement 'wrong'.
+
+A Case may stack several cases; every number above is taken per case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ln_core.audit.model import AuditResult, Entry, Formula, Model
+from ln_core.audit.setting import Case, Setting
+
+RTOL = 1e-9
+RTOL_NUMERICAL = 1e-7  # a central difference in float64 is good to about 1e-10 of its scale
+ZERO = 100.0
+SHOWN = 6  # how many numbers of the formula and the reference a result carries
+
+
+def _why_zero(case: Case, model: Model, c: int) -> str:
+    """What makes the reference of case c vanish, and what to try instead."""
+    batch = model.axis == "batch"
+    group = "the batch" if batch else "each vector"
+    size = case.x.shape[1] if batch else case.d
+    try_ = "rows of N ≥ 3 vectors" if batch else "D ≥ 3"
+    if size == 1:
+        one = "one sample" if batch else "one feature"
+        return f"{group} has {one}, so x − μ is 0 and x̂ does not depend on x. Try {try_}"
+    reasons = []
+    if size == 2 and case.eps_for(model) == 0:
+        reasons.append(
+            f"{group} has two entries and there is no ε, so x̂ = ±1 whatever x is and the "
+            "output does not move with x"
+        )
+    dout = case.dout[c]
+    same = dout == (dout[:1, :] if batch else dout[:, :1])
+    if not np.any(dout):
+        reasons.append("the upstream gradient is 0")
+    elif np.all(same):
+        where = "for each feature in every vector" if batch else "in every entry of a vector"
+        then = "dx is 0 too" if batch else "with a uniform γ dx is 0 too"
+        reasons.append(
+            f"the upstream gradient is the same {where}: sums against x̂ vanish (Σ x̂ = 0), "
+            f"and {then}"
+        )
+    if not reasons:
+        reasons.append("the true value happens to be 0 here")
+    return f"{'; '.join(reasons)}. Try {try_} with a random upstream gradient"
+
+
+@dataclass(frozen=True)
+class _Compared:
+    """A formula next to its reference, broadcast to one shape (C, ...), and the entries the
+    formula speaks about (mask: that shape without C, or None for all)."""
+
+    value: np.ndarray
+    reference: np.ndarray
+    mask: np.ndarray | None
+
+    def largest(self, a: np.ndarray) -> np.ndarray:
+        """max over the entries the formula speaks about, per case, (C,)."""
+        if self.mask is not None:
+            a = np.where(self.mask, a, 0.0)
+        return np.max(a.reshape(a.shape[0], -1), axis=1)
+
+    @cached_property
+    def gap(self) -> np.ndarray:
+        return self.largest(np.abs(self.value - self.reference))
+
+    @property
+    def error(self) -> np.ndarray:
+        """ln_core.gradcheck.rel_error per case: max|a - n| / max(1e-12, max(|a| + |n|))."""
+        both = self.largest(np.abs(self.value) + np.abs(self.reference))
+        return self.gap / np.maximum(1e-12, both)
+
+    @cached_property
+    def _first(self) -> np.ndarray:
+        """Flat indices, within one case, of the first SHOWN entries the formula speaks about."""
+        if self.mask is None:
+            return np.arange(min(SHOWN, self.value[0].size))
+        return np.flatnonzero(self.mask)[:SHOWN]
+
+    def shown(self, a: np.ndarray, c: int) -> tuple[float, ...]:
+        return tuple(float(v) for v in a[c].reshape(-1)[self._first])
+
+
+def _compared(entry: Entry, st: Setting, formula: Formula) -> _Compared:
+    """`formula` (the entry's or its correction) and the entry's reference."""
+    with np.errstate(all="ignore"):
+        value = np.asarray(formula(st), dtype=np.float64)
+    value, reference = np.broadcast_arrays(value, st.reference(entry.quantity)[0])
+    mask = None
+    if entry.where is not None:
+        mask = np.broadcast_to(entry.where(st), value.shape[1:])
+    return _Compared(value, reference, mask)
+
+
+def _base(entry: Entry) -> dict:
+    correction = entry.correction
+    return {
+        "id": entry.id,
+        "document": entry.document,
+        "step": entry.step,
+        "line": entry.line,
+        "model": entry.model.describe(),
+        "claim": entry.quantity.text,
+        "reference": entry.quantity.how,
+        "reading": entry.reading,
+        "mistake": None if correction is None else correction.mistake,
+        "correction": None if correction is None else correction.latex,
+        "values": (),
+        "reference_values": (),
+        "error": None,
+        "correction_error": None,
+    }
+
+
+def judge(entry: Entry, case: Case) -> list[AuditResult]:
+    """The verdict of one entry on each stacked case (see the module docstring), judged once
+    per ε its model sees: cases made by Case.with_eps share it."""
+    key = (entry.id, case.eps_for(entry.model))
+    if key not in case.judged:
+        case.judged[key] = _judge(entry, case)
+    return case.judged[key]
+
+
+def _judge(entry: Entry, case: Case) -> list[AuditResult]:
+    base = _base(entry)
+    notes = [""] * case.count if entry.note is None else entry.note(case)
+    try:
+        st = case.setting(entry.model)
+    except ValueError as err:
+        why = (
+            str(err)
+            if entry.model.eps
+            else (f"this document has no ε, so it is judged at ε = 0, where {err}")
+        )
+        reason = f"These inputs cannot decide: {why}"
+        return [
+            AuditResult(**base, verdict="cannot decide", reason=reason, note=note) for note in notes
+        ]
+    compared = _compared(entry, st, entry.formula)
+    finite = compared.largest(np.where(np.isfinite(compared.value), 0.0, 1.0)) == 0
+    scale = st.reference(entry.quantity)[1]
+    tol = (RTOL_NUMERICAL if entry.quantity.numerical else RTOL) * scale
+    gap, error = compared.gap, compared.error
+    size = compared.largest(np.abs(compared.reference))
+    corrected = None
+    if entry.correction is not None:
+        corrected = _compared(entry, st, entry.correction.formula).error
+    results = []
+    for c in range(case.count):
+        if not finite[c]:
+            reason = (
+                "These inputs cannot decide: the formula divides by 0 on them. Try D ≥ 3 "
+                "with entries that differ."
+            )
+            results.append(
+                AuditResult(**base, verdict="cannot decide", reason=reason, note=notes[c])
+            )
+            continue
+        verdict, reason = _decide(entry, case, c, gap[c], tol[c], size[c], error[c], scale[c])
+        results.append(
+            AuditResult(
+                **{
+                    **base,
+                    "values": compared.shown(compared.value, c),
+                    "reference_values": compared.shown(compared.reference, c),
+                    "error": float(error[c]),
+                    "correction_error": None if corrected is None else float(corrected[c]),
+                },
+                verdict=verdict,
+                reason=reason,
+                note=notes[c],
+            )
+        )
+    return results
+
+
+def _decide(
+    entry: Entry,
+    case: Case,
+    c: int,
+    gap: float,
+    tol: float,
+    size: float,
+    error: float,
+    scale: float,
+) -> tuple[str, str]:
+    """The verdict and its reason for case c, from the numbers of the module docstring."""
+    agrees = gap <= tol
+    if agrees and size <= ZERO * tol and not entry.quantity.always_zero:
+        return "cannot decide", (
+            f"These inputs cannot decide: the true value is 0 here up to round-off (at most "
+            f"{size:.1e}, against terms of size {scale:.1e}), so any formula that gives about "
+            f"0 matches it. Here {_why_zero(case, entry.model, c)}."
+        )
+    if agrees and entry.correction is not None:
+        return "cannot decide", (
+            f"These inputs cannot decide: the formula is wrong (see the mistake), yet here it "
+            f"matches the true value to {error:.1e}, because it agrees whenever "
+            f"{entry.correction.agrees_when}. {entry.correction.exposed_by}"
+        )
+    if agrees:
+        return "correct", (
+            f"The formula gives the true value to a relative error of {error:.1e}: round-off."
+        )
+    return "wrong", (
+        f"The formula misses the true value: the largest gap is {gap:.1e} on terms of size "
+        f"{scale:.1e} (relative error {error:.1e}), far above round-off."
+    )

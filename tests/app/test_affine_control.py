@@ -1,0 +1,118 @@
+"""The layer options (ui/affine_control.py): gamma and beta / gamma only / neither, and per
+token / per sequence, on the Stepper and the Gradient check, carried by the share link."""
+
+from __future__ import annotations
+
+import numpy as np
+
+AFFINE = "Affine parameters"
+PER = "Normalize"
+
+
+def _choose(lab, label: str, value: str):
+    lab.widget("selectbox", label).set_value(value)
+    return lab.run()
+
+
+def _infos(lab) -> list[str]:
+    return [i.value for i in lab.at.main.info]
+
+
+def test_skipping_gamma_changes_the_stepper_and_says_so(lab):
+    lab.open("Stepper").step_to(9)  # forward: gx
+    with_gamma = lab.table(0)
+    assert not any("has no gamma" in text for text in _infos(lab))
+    _choose(lab, AFFINE, "neither")
+    lab.assert_clean()
+    without = lab.table(0)
+    assert lab.differ(with_gamma, without)
+    assert any("gx = normalized_x  (no gamma)" in text for text in _infos(lab)), _infos(lab)
+    lab.step_to(8)  # forward: normalized_x, which gx now equals
+    np.testing.assert_array_equal(lab.table(0), without)
+
+
+def test_without_beta_the_stepper_shows_no_dbeta(lab):
+    lab.open("Stepper").step_to(12)  # backward: dgx, with dbeta beside it
+    tables = len(lab.at.main.dataframe)
+    _choose(lab, AFFINE, "gamma")
+    lab.assert_clean()
+    assert len(lab.at.main.dataframe) == tables - 1
+    lab.step_to(10)  # forward: out = gx, without beta
+    assert any("out = gx  (no beta)" in text for text in _infos(lab)), _infos(lab)
+
+
+def test_per_sequence_only_for_tokens_and_it_changes_the_statistics(lab):
+    lab.open("Stepper").step_to(1)  # forward: sample_mean
+    assert not [r for r in lab.at.main.selectbox if r.label == PER]
+    lab.set_sidebar("shape_kind", "tokens")
+    lab.open("Stepper").step_to(1)
+    per_token = lab.table(0)
+    _choose(lab, PER, "sequence")
+    lab.assert_clean()
+    per_sequence = lab.table(0)
+    assert per_token.shape == (1, 1) and per_sequence.shape == (1, 1)
+    assert lab.differ(per_token, per_sequence)
+    lab.step_to(2)  # x_sm: the whole sequence (L, D) is shown
+    assert lab.table(0).shape == (lab.state["l"], lab.state["d"])
+
+
+def test_the_gradient_check_follows_the_options(lab):
+    lab.open("Gradient check")
+    assert {"dx", "dgamma", "dbeta"} == {k.split(":")[0] for k in lab.metrics() if ":" in k}
+    _choose(lab, AFFINE, "neither")
+    lab.assert_clean()
+    assert [k.split(":")[0] for k in lab.metrics() if ":" in k] == ["dx"]
+    lab.set_sidebar("shape_kind", "tokens").open("Gradient check")
+    before = lab.table(0)
+    _choose(lab, PER, "sequence")
+    lab.assert_clean()
+    assert lab.differ(before, lab.table(0))
+    assert lab.subheaders()[0].startswith("The staged backward passes")
+
+
+def test_the_gradient_check_says_when_it_cannot_resolve(lab):
+    lab.set_sidebar("d", 2).set_sidebar("eps", 0.0).open("Gradient check")  # dx is 0 exactly
+    lab.assert_clean()
+    assert lab.subheaders()[0].startswith("The staged backward passes")
+    (advice,) = [text for text in _infos(lab) if "cannot resolve" in text]
+    assert advice.startswith("dx: cannot resolve at this step.")
+    assert "try D >= 3" in advice
+    assert "dx: cannot resolve" in lab.metrics()
+
+
+def test_the_options_travel_in_the_link(lab, open_link):
+    lab.set_sidebar("shape_kind", "tokens").open("Stepper").step_to(2)
+    _choose(lab, AFFINE, "gamma")
+    _choose(lab, PER, "sequence")
+    link = lab.link()
+    assert link["affine"] == "gamma" and link["per"] == "sequence"
+    fresh = open_link(link)
+    fresh.assert_clean()
+    assert fresh.state["affine"] == "gamma" and fresh.state["per"] == "sequence"
+    fresh.open("Stepper")
+    assert fresh.widget("selectbox", AFFINE).value == "gamma"
+    assert fresh.widget("selectbox", PER).value == "sequence"
+    np.testing.assert_array_equal(fresh.table(0), lab.table(0))
+
+
+def test_a_tampered_option_falls_back_with_a_warning(open_link):
+    fresh = open_link({"affine": "<b>none</b>", "per": "batch"})
+    fresh.assert_no_exception()
+    assert fresh.state["affine"] == "both" and fresh.state["per"] == "token"
+    (warning,) = [w for w in fresh.warnings() if "not usable" in w]
+    assert "must be one of both, gamma, neither" in warning
+    assert "must be one of token, sequence" in warning
+
+
+def test_per_sequence_too_long_for_the_gradient_check_is_refused_visibly(lab):
+    lab.set_sidebar("shape_kind", "tokens").set_sidebar("l", 16).set_sidebar("d", 64)
+    lab.open("Gradient check")
+    per_token = lab.table(0)
+    _choose(lab, PER, "sequence")
+    lab.assert_no_exception()
+    (warning,) = [w for w in lab.warnings() if "Per sequence" in w]
+    assert "L x D = 1024" in warning and "at most 512" in warning
+    np.testing.assert_array_equal(lab.table(0), per_token)
+    lab.open("Stepper").step_to(1)  # the Stepper takes it: one value per sequence
+    assert lab.table(0).shape == (1, 1)
+    assert not [w for w in lab.warnings() if "Per sequence" in w]

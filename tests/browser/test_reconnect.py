@@ -1,0 +1,63 @@
+"""After a server restart the URL wins: a tab whose first action is a page switch keeps the
+view its link holds (ui/reconnect.py), and a fresh visit is never given an old view."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import lnlab_browser_kit as kit
+import pytest
+
+if str(kit.ROOT) not in sys.path:
+    sys.path.insert(0, str(kit.ROOT))
+
+from bench.local_server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+VIEW = {"seed": "7", "d": "5", "step": "5"}
+
+
+def _seed_shown(page) -> str:
+    field = kit.sidebar(page).get_by_role("textbox", name="Random seed")
+    return field.input_value()
+
+
+def _query(url: str) -> dict[str, str]:
+    return dict(re.findall(r"[?&]([^=&]+)=([^&]*)", url))
+
+
+def test_a_page_switch_after_a_restart_keeps_the_view_of_the_url(browser):
+    context = browser.new_context(viewport=kit.VIEWPORT)
+    context.add_init_script(kit.INIT_SCRIPT)
+    page = context.new_page()
+    try:
+        with LocalServer() as server:
+            base = f"http://127.0.0.1:{server.port}"
+            page.goto(f"{base}/stepper?" + "&".join(f"{k}={v}" for k, v in VIEW.items()))
+            kit.wait_for_script(page)
+            assert _seed_shown(page) == "7"
+
+            server.restart()
+            page.wait_for_function(
+                """() => document.querySelector('[data-testid="stApp"]')
+                     ?.getAttribute("data-test-connection-state") === "CONNECTED" """,
+                timeout=kit.RUN_TIMEOUT_MS,
+                polling=200,
+            )
+            kit.nav_link(page, "jacobian").click()
+            page.wait_for_url(re.compile(r"/jacobian\?"), timeout=kit.RUN_TIMEOUT_MS)
+            kit.wait_for_script(page, quiet_ms=kit.CHAIN_QUIET_MS)
+            shown = _query(page.url)
+            assert {k: shown.get(k) for k in VIEW} == VIEW, page.url
+            assert _seed_shown(page) == "7"
+            assert not kit.problems(page), server.log()[-2000:]
+
+            # A new document in the same tab (the bare address typed again) starts afresh.
+            page.goto(f"{base}/inputs")
+            kit.wait_for_script(page, quiet_ms=kit.CHAIN_QUIET_MS)
+            assert _query(page.url).get("seed") == "0", page.url
+            assert _seed_shown(page) == "0"
+    finally:
+        context.close()
