@@ -23,7 +23,7 @@ from ln_core.gradcheck import compare
 from teaching.upstream import squared_error_gradient
 from ui.bundle import Bundle, make_bundle
 from ui.inputs import Inputs
-from ui.overflow import require_finite
+from ui.overflow import overflowed, require_finite
 
 CACHE_TTL_S = 3600  # a lesson: results outlive page switches, not the day
 CACHE_BUDGET_MB = 256
@@ -34,7 +34,7 @@ def cached(max_entries: int, max_mb: int):
     """st.cache_data keyed on Inputs by content: at most `max_entries` results and `max_mb`
     MiB of them (pickled), each kept at most CACHE_TTL_S seconds.
 
-    A result with a NaN or inf raises ValueError naming it (the cache keeps the result).
+    A result with a NaN or inf, or an arithmetic error, raises ValueError naming it.
     """
 
     def decorate(function):
@@ -50,7 +50,12 @@ def cached(max_entries: int, max_mb: int):
 
         @functools.wraps(function)
         def checked(inputs: Inputs, *args, **kwargs):
-            result = store(inputs, *args, **kwargs)
+            # An overflow shows up in the result, which require_finite names for the student.
+            try:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    result = store(inputs, *args, **kwargs)
+            except FloatingPointError as err:
+                raise overflowed(what, str(err), inputs) from None
             require_finite(what, result, inputs)
             return result
 

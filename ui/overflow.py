@@ -2,7 +2,8 @@
 
 Inputs may be finite and still too large for what a page computes from them (beta = 1e308
 makes the loss sum(dout * y) overflow float64). compute.py passes every result through
-require_finite, which raises a ValueError a student can read.
+require_finite, and turns NumPy's FloatingPointError into `overflowed`: both give a ValueError
+a student can read.
 """
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ def _parts(value: object) -> list[tuple[str, object]]:
 def require_finite(what: str, result: object, inputs: Inputs | None) -> None:
     """Raise ValueError naming what overflowed in `result`, and the largest input."""
     where = first_nonfinite(result)
-    if where is None:
-        return
-    message = f"The {what} overflowed: {where or 'its result'} is not a finite number."
+    if where is not None:
+        raise overflowed(what, f"{where or 'its result'} is not a finite number", inputs)
+
+
+def overflowed(what: str, detail: str, inputs: Inputs | None) -> ValueError:
+    """The error a student reads when `what` overflowed: `detail`, then the largest input."""
+    message = f"The {what} overflowed: {detail}."
     if inputs is not None:
         largest = {name: _largest(getattr(inputs, name)) for name in ("x", "gamma", "beta", "dout")}
         name = max(largest, key=largest.__getitem__)
@@ -60,7 +65,7 @@ def require_finite(what: str, result: object, inputs: Inputs | None) -> None:
             f"about {limit:.1e}): the largest input is |{name}| = {largest[name]:.3g}. "
             "Use smaller values."
         )
-    raise ValueError(message)
+    return ValueError(message)
 
 
 def _largest(array: np.ndarray) -> float:

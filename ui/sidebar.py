@@ -37,10 +37,13 @@ def _field(
     st.text_input(
         label, help=help_text, **state.bound(key, on_change, parse=parse, show=format_number)
     )
-    problem = st.session_state["field_problems"].get(key)
+    s = st.session_state
+    problem = s["field_problems"].get(key)
     if problem is not None:
+        # Said once: the field itself shows the value kept from then on.
+        s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
         typed, reason = problem
-        shown = format_number(st.session_state[key])
+        shown = format_number(s[key])
         st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
 
 

@@ -97,6 +97,7 @@ SCHEMA: dict[str, Key] = {
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
     "guide_checked": Key(frozenset(), _D, "pages whose predict-then-check answer is shown"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
+    "reconnect_seen": Key(None, _D, "the browser's saved view was checked on the first run"),
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
     "csv_error": Key(None, _D, "why the last CSV was refused, shown once"),
     "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),

@@ -100,7 +100,8 @@ ENTRIES: tuple[Entry, ...] = (
         quantity=q.XHAT_DIRECT,
         formula=lambda st: st.diagonal() * st.at_columns(st.s),
         reading="Read as the direct part of ∂x̂/∂x, μ and σ² held: (σ² + ε)^(−1/2) on the "
-        "diagonal, 0 elsewhere. The paths through μ and σ² are the other two terms of (3).",
+        "diagonal, 0 elsewhere. The paths through μ and σ² are the other two terms of the "
+        "chain rule (3).",
     ),
     Entry(
         id="002-dmu-chain",
@@ -205,9 +206,9 @@ ENTRIES: tuple[Entry, ...] = (
             r"{2}}(\mathbf{x} - \mu)\sum_{j=1}^{H}\frac{\partial \mathcal{L}}{\partial "
             r"\hat{x}_j}(x_j - \mu)",
             formula=lambda st: _expanded(st, 1.0, 1.0 / st.n),
-            mistake="Two slips when (7) to (10) are put together. The mean term is "
+            mistake="Two slips when the three parts of the chain rule are added. The mean term is "
             "∂L/∂μ · ∂μ/∂x = −(σ² + ε)^(−1/2) (1/H) Σ_j ∂L/∂x̂_j: it has no further factor "
-            "∂L/∂x̂. The variance term must be multiplied by ∂σ²/∂x = (2/H)(x − μ) from (10): "
+            "∂L/∂x̂. The variance term ∂L/∂σ² · ∂σ²/∂x must carry ∂σ²/∂x = (2/H)(x − μ): "
             "the 2/H is missing, which leaves 1/2 where 1/H belongs.",
             agrees_when="both slipped terms vanish: the mean term when ∂L/∂x̂ is 1 on every "
             "entry or sums to 0, the variance term when H = 2 (then 1/2 = 1/H) or "

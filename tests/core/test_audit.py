@@ -10,7 +10,18 @@ import pytest
 from audit_expected import EXPECTED
 from kit import teaching_case
 
-from ln_core.audit import DOCUMENTS, ENTRIES, audit, doc000, doc001, doc002, doc003, doc004
+from ln_core.audit import (
+    DOCUMENTS,
+    ENTRIES,
+    Case,
+    audit,
+    audit_case,
+    doc000,
+    doc001,
+    doc002,
+    doc003,
+    doc004,
+)
 
 UNDECIDED = "These inputs cannot decide"
 
@@ -159,3 +170,18 @@ def test_a_constant_vector_leaves_the_eps_free_documents_undecided_and_the_rest_
             assert result.verdict == "cannot decide", result.id
             assert "no ε, so it is judged at ε = 0" in result.reason
     assert _by_id(results)["002-dx-expanded"].verdict == "wrong"
+
+
+def test_stacked_cases_are_judged_as_each_alone():
+    cases = [teaching_case(seed, (3, 6)).args for seed in (8, 9)]
+    x, gamma, beta, _ = teaching_case(10, (3, 6)).args
+    cases.append((x, np.full_like(gamma, 0.8), beta, np.ones_like(x)))
+    stacked = audit_case(Case.stack(cases, eps=1e-3))
+    for args, together in zip(cases, stacked, strict=True):
+        alone = audit(*args, eps=1e-3)
+        assert [r.verdict for r in together] == [r.verdict for r in alone]
+        assert [r.note for r in together] == [r.note for r in alone]
+        for a, b in zip(together, alone, strict=True):
+            assert a.values == pytest.approx(b.values, rel=1e-12, abs=1e-15), a.id
+            if a.error is not None:
+                assert a.error == pytest.approx(b.error, rel=1e-6, abs=1e-15), a.id

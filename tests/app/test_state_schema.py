@@ -1,0 +1,72 @@
+"""ui.state.SCHEMA: every key a session holds is registered, with one rule per kind of widget."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui import state
+
+PAGES = (
+    "Inputs",
+    "Stepper",
+    "Jacobian",
+    "Gradient check",
+    "Derivation audit",
+    "Residual block",
+    "LayerNorm vs BatchNorm",
+    "Export and share",
+    "Overview",
+)
+
+
+def _unregistered(lab) -> list[str]:
+    return sorted(key for key in lab.state.keys() if not state.registered(key))
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        {},
+        {"preset": "Token batch (B x L x D)", "presenter": True, "quiz": True},
+        {"shape_kind": "vector", "upstream": "loss"},
+    ],
+    ids=["defaults", "tokens, presenter, quiz", "vector, loss"],
+)
+def test_every_key_a_session_holds_is_registered(lab, setup):
+    for key, value in setup.items():
+        lab.state[key] = value
+    lab.run()
+    for page in PAGES:
+        lab.open(page)
+        lab.assert_no_exception()
+        if page == "Stepper":
+            for number in (1, 11, 20):
+                lab.step_to(number)
+        assert _unregistered(lab) == [], page
+
+
+def test_a_fresh_session_holds_every_default():
+    fresh = {k: v.default for k, v in state.SCHEMA.items() if v.default is not None}
+    assert {"preset", "d", "eps", "upstream", "step", "link_problems"} <= set(fresh)
+
+
+def test_every_sidebar_key_is_drawn_as_a_view_of_its_state_key(lab):
+    """The one rule: a control's widget is w_<key>_, and its state key holds the value."""
+    drawn = {
+        w.key
+        for kind in ("selectbox", "radio", "text_input", "toggle")
+        for w in getattr(lab.at.sidebar, kind)
+    }
+    shown = {"tokens": ("b", "l"), "rows": ("n",), "vector": ()}[lab.state["shape_kind"]]
+    hidden_by_shape = {"b", "l", "n"} - set(shown)
+    for key in state.SIDEBAR_KEYS:
+        if key not in hidden_by_shape:
+            assert f"w_{key}_" in drawn, key
+        assert lab.state[key] == state.SCHEMA[key].default, key
+
+
+@pytest.mark.parametrize("kind", list(state.Persist))
+def test_every_kind_of_key_is_used_and_explained(kind):
+    keys = [k for k, v in {**state.SCHEMA, **state.FAMILIES}.items() if v.persist is kind]
+    assert keys, kind
+    assert all(state.SCHEMA.get(k, state.FAMILIES.get(k)).meaning for k in keys)
