@@ -251,10 +251,10 @@ def main(argv: list[str] | None = None) -> int:
             phase = asyncio.run(run_phase(port, pids, count, options))
         phases.append(phase)
         print(" | ".join(row(phase)), *phase.first_errors, sep="\n  ", flush=True)
-    name = f"load_{options.scenario}_{options.replicas or 1}"
+    where = f"{options.replicas} behind HAProxy" if options.replicas else "one process"
     write_result(
-        name,
-        f"5c. A class on {options.replicas or 'one'} server process(es): {options.scenario}",
+        f"load_{options.scenario}_{options.replicas or 'direct'}",
+        f"5c. A class on the lab: {options.scenario}, {where}",
         order=5.3,
         text=(
             f"`python -m bench.bench_load --scenario {options.scenario} --sessions "

@@ -6,6 +6,7 @@ Chromium. The pages come from app.py, the sizes from ui/caps.py and the sidebar'
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import statistics
 import subprocess
@@ -166,6 +167,7 @@ def _size(controls: dict[str, int | str]) -> str:
 
 def main() -> None:
     logging.disable(logging.WARNING)  # AppTest's bare-mode warnings
+    load = os.getloadavg()[0]
     pages = lab_pages()
     default_rows, mode_rows, raw = [], [], {}
     for page in pages:
@@ -198,7 +200,8 @@ def main() -> None:
         "4. Pages: server-side run time in every mode at the cap, and first paint",
         order=4,
         text=(
-            f"Median of {ROUNDS} runs of each page in AppTest (`bench/bench_pages.py`), pages "
+            f"Median of {ROUNDS} runs of each page in AppTest (`bench/bench_pages.py`; load "
+            f"average {load:.1f} at the start on {os.cpu_count()} cores), pages "
             "read from `app.py`. *Uncached* clears `st.cache_data` and `st.cache_resource` "
             "first, as after a change of input; *cached* is a rerun that changes nothing. "
             "Every mode (the page's own switches, and float32) runs at the largest input the "

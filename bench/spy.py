@@ -4,7 +4,8 @@ while bench_load's `pages` scenario keeps it busy.
     python -m bench.spy --sessions 60 --seconds 20            # top 30 lines, also to results/
 
 Prints the functions that were on the script threads' stacks in the largest share of samples
-(inclusive: a function's callees count towards it), with Streamlit's own run loop left out.
+(inclusive: a function's callees count towards it), with Streamlit's own run loop left out;
+only samples of the thread holding the GIL count, so the shares are shares of CPU.
 Needs py-spy (requirements-bench.txt) and the right to trace the server (root, or
 ptrace_scope 0).
 """
@@ -79,7 +80,10 @@ def main(argv: list[str] | None = None) -> None:
     with LocalServer(launcher=True) as server, tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "profile.txt"
         spy = subprocess.Popen(
+            # --gil: only the thread holding the GIL, i.e. where the server's CPU goes, not
+            # script threads queueing for their turn.
             [py_spy(), "record", "--pid", str(server.pid), "--format", "raw", "--rate", "200",
+             "--gil",
              "--duration", str(int(args.seconds + 6)), "--output", str(raw), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
@@ -97,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
             f"`python -m bench.spy --sessions {args.sessions} --seconds {args.seconds:g} "
             f"--label {args.label}`: py-spy on the server while {args.sessions} sessions re-run "
             f"random pages every 2 s (steady p95 {phase.p95_ms:.0f} ms, {phase.errors} errors). "
-            "Share of the script threads' samples with each function on the stack."
+            "Share of the script threads' GIL-holding samples with each function on the stack."
         ),
         tables=[],
         blocks=[block],

@@ -89,7 +89,7 @@ def widget_state(widget: Widget, value: Any) -> WidgetState:
         state.int_value = value
     elif widget.type == "number_input":
         state.double_value = float(value)
-    elif widget.type == "text_input" or widget.type == "text_area":
+    elif widget.type in ("text_input", "text_area"):
         state.string_value = str(value)
     else:
         raise ValueError(f"widget_state does not know how to set a {widget.type}")

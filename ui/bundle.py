@@ -22,7 +22,8 @@ MERGE_FIELDS = ("dx_sm_via_normalized_x", "dx_sm_via_sq_xsm", "dx_via_x_sm", "dx
 @dataclass(frozen=True)
 class Bundle:
     """arrays: name -> array ("inputs/x", "nodes/x_sm", "grads/dx_sm", "numerical/dx", ...);
-    meta: eps, dtype, step h, tolerance, per-tensor relative errors and the verdict."""
+    meta: eps, dtype, step h, tolerance, per-tensor relative errors, the verdict, and the advice
+    for any tensor the check cannot resolve."""
 
     arrays: dict[str, np.ndarray]
     meta: dict
@@ -54,6 +55,8 @@ def make_bundle(
         "tolerance": check.tolerance,
         "relative_errors": check.errors,
         "passed": check.passed,
+        # Why a tensor was neither passed nor failed: too small for central differences.
+        "cannot_resolve": [check.advice(t) for t in check.unresolved],
     }
     return Bundle(arrays, meta)
 

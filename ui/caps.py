@@ -33,7 +33,7 @@ CAPS = {
     "batchnorm": Cap(1024, 16384, "the heatmaps draw every entry"),
     "export": Cap(1024, 4096, "the report and the bundle hold every node of every entry"),
     # Not a whole page: the Inputs page's tables, each entry an editable cell in the browser.
-    "inputs": Cap(256, 8192, "every entry is a cell of its own"),
+    "inputs": Cap(128, 4096, "every entry is a cell of its own"),
 }
 
 

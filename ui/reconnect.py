@@ -21,6 +21,7 @@ import json
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.navigation.page import StreamlitPage
 
 from ui import share
 
@@ -51,7 +52,7 @@ def _js(value: object) -> str:
     return json.dumps(value).replace("<", "\\u003c")
 
 
-def keep_view(page: st.Page) -> None:
+def keep_view(page: StreamlitPage) -> None:
     """Remember this run's page and link in the tab, or bring the link back after a restart."""
     first = not st.session_state.get(_SEEN)
     st.session_state[_SEEN] = True

@@ -112,6 +112,17 @@ def test_html_report_shows_a_failing_check_as_failing(example):
 # -- the Export and share page --------------------------------------------------------------------
 
 
+def test_html_report_says_when_the_check_cannot_resolve():
+    # D = 2 with eps = 0: dx is exactly 0, below what central differences resolve.
+    x = np.array([[0.0, 3.0], [1.0, -1.0]])
+    bundle = make_bundle(x, np.ones(2), np.zeros(2), np.array([[1.0, -2.0], [0.5, 2.0]]), 0.0)
+    assert bundle.meta["passed"]
+    (advice,) = bundle.meta["cannot_resolve"]
+    assert advice.startswith("dx: cannot resolve at this step.")
+    assert "dx: cannot resolve at this step." in html_report(bundle)
+    assert json.loads(to_json(bundle))["meta"]["cannot_resolve"] == [advice]
+
+
 def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_inputs(lab):
     lab.set_sidebar("seed", 6).set_sidebar("dtype", "float32").open("Export and share")
     lab.assert_clean()

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 
 def test_tables_past_the_cap_are_replaced_by_a_note(lab):
-    lab.set_sidebar("d", 512).open("Inputs")
+    lab.set_sidebar("d", 256).open("Inputs")
     lab.assert_clean()
     editors = [e.key for e in lab.at.data_editor]
     assert not any(key.startswith(("editor_x_", "editor_dout_")) for key in editors), editors
     notes = [i.value for i in lab.at.main.info]
-    assert any("table of x" in n and "D up to 256" in n and "D = 512" in n for n in notes), notes
+    assert any("table of x" in n and "D up to 128" in n and "D = 256" in n for n in notes), notes
     assert len(lab.at.main.get("download_button")) == 3  # x, gamma and beta, dout
 
 
 def test_tables_within_the_cap_are_editable(lab):
-    lab.set_sidebar("d", 256).open("Inputs")
+    lab.set_sidebar("d", 128).open("Inputs")
     lab.assert_clean()
     assert lab.editor("x").shape == lab.state["x"].shape
     assert not lab.at.main.info
