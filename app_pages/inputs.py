@@ -11,7 +11,7 @@ from ui.csv_io import to_csv
 from ui.editors import array_editor
 from ui.edits import edits_bar
 from ui.errors import shown_errors
-from ui.limits import CSV_MAX_BYTES
+from ui.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 
 s = st.session_state
 st.title("Inputs")
@@ -27,7 +27,8 @@ array_editor("x", s["x"], lambda a: state.set_array("x", a))
 with st.expander("Paste or upload x as CSV, or download the inputs"):
     st.caption(
         "One vector per line, numbers separated by commas, no header. One line gives a "
-        f"vector, several give rows. At most {CSV_MAX_BYTES // 1024} KB."
+        f"vector, several give rows. At most {CSV_MAX_ROWS} lines (the largest N), "
+        f"{CSV_MAX_COLUMNS} values per line and {CSV_MAX_BYTES // 1024} KB."
     )
     pasted = st.text_area("Paste CSV", key="csv_text", height=100)
     uploaded = st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")

@@ -16,14 +16,7 @@ from teaching.presets import PRESETS
 from ui import state
 from ui.errors import shown_errors
 from ui.limits import EPS_MAX, SIDEBAR
-from ui.numbers import format_number, parse_number, parse_whole
-
-
-def _eps(text: object) -> float:
-    value = parse_number(text)
-    if not 0 <= value <= EPS_MAX:
-        raise ValueError(f"is {value!r}; it must be from 0 to {EPS_MAX:g}")
-    return value
+from ui.numbers import format_number, parse_eps, parse_whole
 
 
 def _field(
@@ -95,7 +88,7 @@ def draw() -> None:
             "eps",
             f"Added to the variance before the square root, from 0 to {EPS_MAX:g} (type 1e-5 "
             "for 0.00001). 0 is allowed: then a vector with zero variance has no defined output.",
-            _eps,
+            parse_eps,
         )
         st.radio("dtype", state.DTYPES, horizontal=True, **state.bound("dtype"))
         with shown_errors():

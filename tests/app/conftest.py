@@ -63,6 +63,8 @@ class TypedField:
 class Lab:
     """An AppTest of app.py with the few moves these tests make, each followed by a run."""
 
+    titles = tuple(PAGES)  # every page's title, in the navigation's order
+
     def __init__(self) -> None:
         self.at = AppTest.from_file(str(APP), default_timeout=60)
         self.run()
