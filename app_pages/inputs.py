@@ -11,7 +11,8 @@ from ui.csv_io import to_csv
 from ui.editors import array_editor
 from ui.edits import edits_bar
 from ui.errors import shown_errors
-from ui.limits import CSV_MAX_BYTES
+from ui.fields import whole_field
+from ui.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 
 s = st.session_state
 st.title("Inputs")
@@ -27,7 +28,8 @@ array_editor("x", s["x"], lambda a: state.set_array("x", a))
 with st.expander("Paste or upload x as CSV, or download the inputs"):
     st.caption(
         "One vector per line, numbers separated by commas, no header. One line gives a "
-        f"vector, several give rows. At most {CSV_MAX_BYTES // 1024} KB."
+        f"vector, several give rows. At most {CSV_MAX_ROWS} lines (the largest N), "
+        f"{CSV_MAX_COLUMNS} values per line and {CSV_MAX_BYTES // 1024} KB."
     )
     pasted = st.text_area("Paste CSV", key="csv_text", height=100)
     uploaded = st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")
@@ -71,12 +73,8 @@ st.radio(
 )
 kind = s["upstream"]
 if kind == "one_hot":
-    st.number_input(
-        "Output that gets the 1",
-        min_value=0,
-        max_value=s["x"].shape[-1] - 1,
-        step=1,
-        **state.bound("one_hot_index", on_change=state.bump_editors),
+    whole_field(
+        "Output that gets the 1", "one_hot_index", 0, s["x"].shape[-1] - 1, "", state.bump_editors
     )
 if kind == "loss":
     st.caption("Target y* for the loss 1/2 ||y - y*||^2, whose gradient is dout = y - y*.")

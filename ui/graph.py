@@ -65,7 +65,7 @@ def _node(name: str, current: Step, shapes: dict[str, tuple[int, ...]]) -> str:
     if name == current.node:
         return (
             f'  {name} [label="{label}", fillcolor="{CURRENT}", penwidth=3, '
-            f'color="{EDGE_ACTIVE}", fontname="Helvetica-Bold"];'
+            f'color="{EDGE_ACTIVE}", fontname="Helvetica-Bold", margin="0.18,0.05"];'
         )
     return f'  {name} [label="{label}", fillcolor="{FILL[current.status(name)]}"];'
 

@@ -12,6 +12,7 @@ import numbers
 import re
 
 from ui.errors import literal
+from ui.limits import EPS_MAX
 
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # Word processors and some keyboards type a true minus sign or a non-breaking space.
@@ -43,6 +44,14 @@ def parse_number(value: object) -> float:
     number = float(text)
     if math.isinf(number):
         raise ValueError(TOO_LARGE)
+    return number
+
+
+def parse_eps(value: object) -> float:
+    """eps as typed: a number from 0 to EPS_MAX. Raises ValueError completing "<where> ..."."""
+    number = parse_number(value)
+    if not 0 <= number <= EPS_MAX:
+        raise ValueError(f"is {number!r}; it must be from 0 to {EPS_MAX:g}")
     return number
 
 

@@ -15,6 +15,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stCaptionContainer"] { color: #000 !important; }
 h1 { font-size: 2.4rem !important; }
 h3 { font-size: 1.7rem !important; }
+.katex-display > .katex { font-size: 1em; }
 [data-testid="stDataFrame"] { font-size: 1.1rem; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
 .st-key-stepper_nav { border-bottom: 2px solid #000; padding-bottom: 0.4rem; }
@@ -37,16 +38,24 @@ _STICKY_NAV = """
 .st-key-stepper_nav { position: sticky; top: 3.2rem; z-index: 990; background: #fff; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
-# formulas wrap under each other before they get too narrow, and a select box shows its whole
-# choice on as many lines as it needs.
+# formulas wrap under each other before they get too narrow, the stepper's buttons keep their
+# labels and its Jump to box is wide enough for the longest step's name; a link's or a metric's
+# label wraps. On a phone the navigation row, stacked, would cover a quarter of the screen: it
+# scrolls with the page there.
 _NO_CLIPPING = """
-.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0.4rem; }
 [data-testid="stHorizontalBlock"]:has(.katex-display) { flex-wrap: wrap; }
 [data-testid="stHorizontalBlock"]:has(.katex-display) > [data-testid="stColumn"] {
   flex: 1 1 24rem; min-width: min(24rem, 100%);
 }
-[data-testid="stSelectbox"] [data-baseweb="select"] div { white-space: normal; overflow: visible;
-  text-overflow: clip; }
+.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stSelectbox"]) {
+  flex: 1 0 19.5em !important;
+}
+[data-testid="stPageLink-NavLink"] > span:last-child,
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
+  white-space: normal !important; overflow: visible !important;
+}
+@media (max-width: 640px) { .st-key-stepper_nav { position: static; } }
 .st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stButton"]) {
   flex: 0 0 auto !important; width: auto !important; min-width: fit-content;
 }

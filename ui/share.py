@@ -23,8 +23,8 @@ from teaching.presets import PRESETS, make_example
 from ui import state
 from ui.errors import listed, literal
 from ui.inputs import AFFINE, PER
-from ui.limits import EPS_MAX, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
-from ui.numbers import parse_number, parse_whole
+from ui.limits import LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
+from ui.numbers import parse_eps, parse_number, parse_whole
 from ui.steps import N_STEPS
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
@@ -44,13 +44,6 @@ def _choice(options: Any) -> Callable[[str], str]:
     return parse
 
 
-def _eps(text: str) -> float:
-    value = parse_number(text)
-    if not 0 <= value <= EPS_MAX:
-        raise ValueError(f"must be a number from 0 to {EPS_MAX:g}")
-    return value
-
-
 def _flag(text: str) -> bool:
     if text not in ("0", "1"):
         raise ValueError("must be 0 or 1")
@@ -62,7 +55,7 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "preset": ("preset", _choice(PRESETS)),
     "shape": ("shape_kind", _choice(state.SHAPE_KINDS)),
     **{k: (k, _whole(SIDEBAR[k].low, SIDEBAR[k].high)) for k in ("d", "n", "b", "l", "seed")},
-    "eps": ("eps", _eps),
+    "eps": ("eps", parse_eps),
     "dtype": ("dtype", _choice(state.DTYPES)),
     "upstream": ("upstream", _choice(state.UPSTREAM_KINDS)),
     "onehot": ("one_hot_index", _whole(0, SIDEBAR["d"].high - 1)),

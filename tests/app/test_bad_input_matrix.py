@@ -16,17 +16,6 @@ import re
 import numpy as np
 import pytest
 
-PAGES = (
-    "Overview",
-    "Inputs",
-    "Stepper",
-    "Jacobian",
-    "Gradient check",
-    "Derivation audit",
-    "Residual block",
-    "LayerNorm vs BatchNorm",
-    "Export and share",
-)
 LINK_WARNING = "Parts of this link were not usable"
 CSV_BUTTON = "Use this CSV for x"
 CONSTANT = "Constant vector"
@@ -145,7 +134,7 @@ def _visit(lab, page: str):
 def test_a_link_with_failing_inputs_stops_every_page_with_the_message(open_link, case):
     params, phrase, unaffected = FAILING_LINKS[case]
     lab = open_link(params)
-    for page in PAGES:
+    for page in lab.titles:
         _visit(lab, page)
         _assert_safe(lab, phrase)
         _sidebar_drawn(lab)
@@ -179,7 +168,7 @@ OVERFLOW_WORDS = ("overflow", "too large", "not representable")
 @pytest.mark.parametrize("case", list(OVERFLOWING_LINKS))
 def test_an_overflowing_result_is_named_never_shown_as_nan(open_link, case):
     lab = open_link(OVERFLOWING_LINKS[case])
-    for page in PAGES:
+    for page in lab.titles:
         _visit(lab, page)
         _assert_safe(lab)
         _sidebar_drawn(lab)
@@ -492,7 +481,7 @@ EXTREMES = {
 def test_every_page_renders_at_the_sidebar_extremes(open_link, case):
     lab = open_link(EXTREMES[case])
     assert not lab.at.warning, _messages(lab)
-    for page in PAGES:
+    for page in lab.titles:
         _visit(lab, page)
         _assert_safe(lab)
         _sidebar_drawn(lab)
@@ -555,3 +544,36 @@ def test_a_malformed_message_is_answered_once_not_on_every_rerun(lab):
     assert lab.errors("main")
     lab.run()
     lab.assert_clean()
+
+
+# -- page number fields: the chosen row, token and one-hot output ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("page", "label", "key", "typed", "meant"),
+    [
+        ("Jacobian", "Row", "view_b", "2e0", 2),
+        ("Jacobian", "Row", "view_b", "1e1", None),
+        ("Gradient check", "Row", "view_b", "1,5", None),
+        ("Jacobian", "Row", "view_b", "-0", 0),
+        ("Inputs", "Output that gets the 1", "one_hot_index", "7.0", 7),
+        ("Inputs", "Output that gets the 1", "one_hot_index", "8", None),
+    ],
+)
+def test_a_page_number_field_stores_what_is_typed_or_refuses_it(
+    lab, page, label, key, typed, meant
+):
+    if label.startswith("Output"):
+        lab.state["upstream"] = "one_hot"
+        lab.run()
+    lab.open(page)
+    kept = lab.state[key]
+    lab.widget("number_input", label).set_value(typed)
+    lab.run()
+    if meant is None:
+        _assert_safe(lab, "It stays")
+        assert lab.state[key] == kept
+    else:
+        _assert_safe(lab)
+        lab.assert_clean()
+        assert lab.state[key] == meant

@@ -6,18 +6,6 @@ import pytest
 
 from ui import state
 
-PAGES = (
-    "Inputs",
-    "Stepper",
-    "Jacobian",
-    "Gradient check",
-    "Derivation audit",
-    "Residual block",
-    "LayerNorm vs BatchNorm",
-    "Export and share",
-    "Overview",
-)
-
 
 def _unregistered(lab) -> list[str]:
     return sorted(key for key in lab.state.keys() if not state.registered(key))
@@ -36,7 +24,7 @@ def test_every_key_a_session_holds_is_registered(lab, setup):
     for key, value in setup.items():
         lab.state[key] = value
     lab.run()
-    for page in PAGES:
+    for page in lab.titles:
         lab.open(page)
         lab.assert_no_exception()
         if page == "Stepper":

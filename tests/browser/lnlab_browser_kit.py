@@ -312,3 +312,31 @@ def edit_cell(page: Page, frame: Locator, row: int, col: int, text: str) -> None
         page.keyboard.press("Enter")
 
     rerun_after(page, commit, quiet_ms=CHAIN_QUIET_MS)
+
+
+def sidebar_field(page: Page, label: str) -> Locator:
+    """The text box of the sidebar number field labelled `label` (N, D, seed, eps...)."""
+    return (
+        sidebar(page)
+        .locator('[data-testid="stTextInput"]')
+        .filter(
+            has=page.locator(
+                '[data-testid="stWidgetLabel"]', has_text=re.compile(f"^{re.escape(label)}$")
+            )
+        )
+        .locator("input")
+    )
+
+
+def type_into_field(page: Page, label: str, text: str) -> Locator:
+    """Type `text` into a sidebar number field as a user does (select all, type, Enter)."""
+    field = sidebar_field(page, label)
+
+    def type_it() -> None:
+        field.click()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+
+    rerun_after(page, type_it)
+    return field

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import lnlab_browser_kit as kit
 import pytest
 
@@ -19,22 +17,7 @@ def _choose_preset(page, name: str) -> None:
 
 
 def _type_number(page, label: str, text: str) -> None:
-    field = (
-        kit.sidebar(page)
-        .locator('[data-testid="stTextInput"]')
-        .filter(
-            has=page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(f"^{label}$"))
-        )
-        .locator("input")
-    )
-
-    def type_it() -> None:
-        field.click()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
-
-    kit.rerun_after(page, type_it)
+    field = kit.type_into_field(page, label, text)
     assert float(field.input_value()) == float(text), field.input_value()
 
 

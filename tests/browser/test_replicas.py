@@ -76,14 +76,7 @@ def test_browsers_are_spread_and_each_downloads_from_its_own_process(browser, ba
 
 def _stepper_at_seed_and_step(tab, url: str) -> None:
     kit.open_page(tab, url, "stepper")
-    seed = (
-        kit.sidebar(tab)
-        .locator('[data-testid="stNumberInput"]')
-        .filter(has_text="Random seed")
-        .locator("input")
-    )
-    seed.fill("11")
-    kit.rerun_after(tab, lambda: seed.press("Enter"))
+    kit.type_into_field(tab, "Random seed", "11")
     next_button = kit.main(tab).locator('[data-testid="stButton"] button').filter(has_text="Next")
     for _ in range(2):
         kit.rerun_after(tab, next_button.click)

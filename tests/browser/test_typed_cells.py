@@ -7,7 +7,6 @@ it. What was stored is read back from the URL, which carries small arrays at ful
 
 from __future__ import annotations
 
-import re
 from urllib.parse import parse_qs, urlparse
 
 import lnlab_browser_kit as kit
@@ -81,24 +80,7 @@ def test_a_typed_sidebar_number_is_stored_as_meant_or_refused(
     page, server, label, key, typed, stored, message
 ):
     kit.open_page(page, server, "inputs")
-    field = (
-        kit.sidebar(page)
-        .locator('[data-testid="stTextInput"]')
-        .filter(
-            has=page.locator(
-                '[data-testid="stWidgetLabel"]', has_text=re.compile("^" + re.escape(label))
-            )
-        )
-        .locator("input")
-    )
-
-    def type_it() -> None:
-        field.click()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.type(typed)
-        page.keyboard.press("Enter")
-
-    kit.rerun_after(page, type_it)
+    field = kit.type_into_field(page, label, typed)
     _assert_no_problems(page, server)
     assert _link(page)[key] == stored, _link(page)
     errors = kit.errors(kit.sidebar(page))
