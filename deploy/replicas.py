@@ -127,10 +127,13 @@ class Replicas:
 
     def start(self) -> Replicas:
         self.apps = [self._start_app(i) for i in range(len(self.app_ports))]
+        # The balancer starts once every process answers: its first health checks then pass,
+        # instead of marking processes down that it would take a few seconds to bring back.
+        self._wait(self.app_ports)
         config = Path(self._dir.name) / "haproxy.cfg"
         config.write_text(haproxy_config(self.address, self.port, self.app_ports))
         self.balancer = self._spawn([HAPROXY, "-db", "-f", str(config)], "haproxy")
-        self._wait([*self.app_ports, self.port])
+        self._wait([self.port])
         return self
 
     def _start_app(self, index: int) -> subprocess.Popen:
