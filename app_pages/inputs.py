@@ -11,6 +11,7 @@ from ui.csv_io import to_csv
 from ui.editors import array_editor
 from ui.edits import edits_bar
 from ui.errors import shown_errors
+from ui.fields import whole_field
 from ui.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 
 s = st.session_state
@@ -72,12 +73,8 @@ st.radio(
 )
 kind = s["upstream"]
 if kind == "one_hot":
-    st.number_input(
-        "Output that gets the 1",
-        min_value=0,
-        max_value=s["x"].shape[-1] - 1,
-        step=1,
-        **state.bound("one_hot_index", on_change=state.bump_editors),
+    whole_field(
+        "Output that gets the 1", "one_hot_index", 0, s["x"].shape[-1] - 1, "", state.bump_editors
     )
 if kind == "loss":
     st.caption("Target y* for the loss 1/2 ||y - y*||^2, whose gradient is dout = y - y*.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state
+from ui.fields import whole_field
 
 
 def pick_vector(shape: tuple[int, ...], rows: bool = True) -> tuple[int, ...]:
@@ -19,9 +19,11 @@ def pick_vector(shape: tuple[int, ...], rows: bool = True) -> tuple[int, ...]:
     s["view_b"] = min(s["view_b"], shape[0] - 1)
     columns = st.columns(4)
     label = "Row" if len(shape) == 2 else "Batch element b"
-    columns[0].number_input(label, 0, shape[0] - 1, **state.bound("view_b"))
+    with columns[0]:
+        whole_field(label, "view_b", 0, shape[0] - 1)
     if len(shape) == 2:
         return (s["view_b"],)
     s["view_t"] = min(s["view_t"], shape[1] - 1)
-    columns[1].number_input("Token t", 0, shape[1] - 1, **state.bound("view_t"))
+    with columns[1]:
+        whole_field("Token t", "view_t", 0, shape[1] - 1)
     return (s["view_b"], s["view_t"])

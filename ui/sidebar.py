@@ -1,51 +1,24 @@
 """The controls every page shares, drawn in the sidebar by app.py on every run.
 
-Numbers are typed into text fields and read by ui.numbers, so `1e3` means 1000 and a value
-that is not a number in range is refused with a message instead of being stored as another
-number (a browser's number field would read `1e3` as 1).
+Numbers are typed into text fields (ui.fields), so `1e3` means 1000 and a value that is not
+a number in range is refused with a message instead of being stored as another number.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from functools import partial
 
 import streamlit as st
 
 from teaching.presets import PRESETS
 from ui import state
 from ui.errors import shown_errors
+from ui.fields import number_field, whole_field
 from ui.limits import EPS_MAX, SIDEBAR
-from ui.numbers import format_number, parse_eps, parse_whole
-
-
-def _field(
-    label: str,
-    key: str,
-    help_text: str,
-    parse: Callable[[object], object],
-    on_change: Callable[[], None] | None = None,
-) -> None:
-    """A number typed as text; a refused entry is named under the field, the old value kept."""
-    st.text_input(
-        label, help=help_text, **state.bound(key, on_change, parse=parse, show=format_number)
-    )
-    s = st.session_state
-    problem = s["field_problems"].get(key)
-    if problem is not None:
-        # Said once: the field itself shows the value kept from then on.
-        s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
-        typed, reason = problem
-        shown = format_number(s[key])
-        st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
+from ui.numbers import parse_eps
 
 
 def _dimension(label: str, key: str, help_text: str) -> None:
     limits = SIDEBAR[key]
-    parse = partial(parse_whole, low=limits.low, high=limits.high)
-    _field(
-        label, key, f"{help_text} From {limits.low} to {limits.high}.", parse, state.on_shape_change
-    )
+    whole_field(label, key, limits.low, limits.high, help_text, state.on_shape_change)
 
 
 def draw() -> None:
@@ -76,14 +49,10 @@ def draw() -> None:
             _dimension("N (rows)", "n", "Vectors in the batch, one per row.")
         _dimension("D (features)", "d", "Features per vector: LayerNorm averages over these.")
         seed = SIDEBAR["seed"]
-        _field(
-            "Random seed",
-            "seed",
-            f"Same seed, same numbers. A whole number from {seed.low} to {seed.high}.",
-            partial(parse_whole, low=seed.low, high=seed.high),
-            state.regenerate,
+        whole_field(
+            "Random seed", "seed", seed.low, seed.high, "Same seed, same numbers.", state.regenerate
         )
-        _field(
+        number_field(
             "eps",
             "eps",
             f"Added to the variance before the square root, from 0 to {EPS_MAX:g} (type 1e-5 "

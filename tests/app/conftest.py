@@ -109,6 +109,8 @@ class Lab:
     def widget(self, kind: str, label: str) -> Any:
         """The widget of this kind (button, slider, radio, ...) in the main area, by label."""
         found = [w for w in getattr(self.at.main, kind) if w.label == label]
+        if not found and kind == "number_input":  # numbers are typed into text fields
+            found = [TypedField(w) for w in self.at.main.text_input if w.label == label]
         assert found, f"no {kind} labelled {label!r} on the page"
         return found[0]
 

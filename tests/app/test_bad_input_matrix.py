@@ -544,3 +544,36 @@ def test_a_malformed_message_is_answered_once_not_on_every_rerun(lab):
     assert lab.errors("main")
     lab.run()
     lab.assert_clean()
+
+
+# -- page number fields: the chosen row, token and one-hot output ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("page", "label", "key", "typed", "meant"),
+    [
+        ("Jacobian", "Row", "view_b", "2e0", 2),
+        ("Jacobian", "Row", "view_b", "1e1", None),
+        ("Gradient check", "Row", "view_b", "1,5", None),
+        ("Jacobian", "Row", "view_b", "-0", 0),
+        ("Inputs", "Output that gets the 1", "one_hot_index", "7.0", 7),
+        ("Inputs", "Output that gets the 1", "one_hot_index", "8", None),
+    ],
+)
+def test_a_page_number_field_stores_what_is_typed_or_refuses_it(
+    lab, page, label, key, typed, meant
+):
+    if label.startswith("Output"):
+        lab.state["upstream"] = "one_hot"
+        lab.run()
+    lab.open(page)
+    kept = lab.state[key]
+    lab.widget("number_input", label).set_value(typed)
+    lab.run()
+    if meant is None:
+        _assert_safe(lab, "It stays")
+        assert lab.state[key] == kept
+    else:
+        _assert_safe(lab)
+        lab.assert_clean()
+        assert lab.state[key] == meant

@@ -53,7 +53,7 @@ def test_token_preset_gives_a_3d_x_and_the_stepper_pickers(lab):
     assert lab.sidebar("shape_kind").value == "tokens"
     lab.open("Stepper")
     lab.assert_clean()
-    labels = [w.label for w in lab.at.main.number_input]
+    labels = [w.label for w in lab.at.main.text_input]
     assert "Batch element b" in labels
     assert "Token t" in labels
     # One token's vector is shown: one row of D values.
