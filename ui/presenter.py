@@ -38,36 +38,40 @@ _STICKY_NAV = """
 .st-key-stepper_nav { position: sticky; top: 3.2rem; z-index: 990; background: #fff; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
-# formulas wrap under each other before they get too narrow, the stepper's buttons keep their
-# labels and its Jump to box is wide enough for the longest step's name; a link's or a metric's
-# label wraps. On a phone the navigation row, stacked, would cover a quarter of the screen: it
-# scrolls with the page there.
+# formulas wrap under each other before they get too narrow, and a link's or a metric's label
+# wraps.
 _NO_CLIPPING = """
 .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0.4rem; }
 [data-testid="stHorizontalBlock"]:has(.katex-display) { flex-wrap: wrap; }
 [data-testid="stHorizontalBlock"]:has(.katex-display) > [data-testid="stColumn"] {
   flex: 1 1 24rem; min-width: min(24rem, 100%);
 }
-.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stSelectbox"]) {
-  flex: 1 0 19.5em !important;
-}
 [data-testid="stPageLink-NavLink"] > span:last-child,
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
   white-space: normal !important; overflow: visible !important;
 }
-@media (max-width: 640px) { .st-key-stepper_nav { position: static; } }
+"""
+# Always on: the stepper's buttons keep their labels, and Jump to is wide enough for the longest
+# step's name, in one row. On a phone the row, stacked, would cover a quarter of the screen: it
+# scrolls with the page there.
+_NAV_ROW = """
 .st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stButton"]) {
   flex: 0 0 auto !important; width: auto !important; min-width: fit-content;
+}
+.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stSelectbox"]) {
+  flex: 1 0 19.5em !important;
 }
 @media (min-width: 640px) {
   .st-key-stepper_nav [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
   .st-key-stepper_nav [data-testid="stColumn"] { min-width: 0; }
 }
+@media (max-width: 640px) { .st-key-stepper_nav { position: static; } }
 """
 
 # ArrowRight / PageDown press Next and ArrowLeft / PageUp press Prev, as a presenter's clicker
 # sends them; keys typed into a field or moving the slider are left alone. The listener lives
-# on the app's document (this iframe is same-origin); one rerun's listener replaces the last.
+# on the app's document (this iframe is same-origin); one rerun's listener replaces the last,
+# and it does nothing once presenter mode (which draws .st-key-stepper_keys) is off.
 _KEYS_SCRIPT = """<script>
 const doc = window.parent.document;
 const keys = {ArrowRight: "Next", PageDown: "Next", ArrowLeft: "Prev", PageUp: "Prev"};
@@ -75,6 +79,7 @@ function onKey(event) {
   const label = keys[event.key];
   const target = event.target;
   if (!label || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!doc.querySelector(".st-key-stepper_keys")) return;
   if (target.closest && target.closest('input, textarea, select, [role="slider"], '
       + '[contenteditable="true"], [role="listbox"], [role="combobox"]')) return;
   const button = [...doc.querySelectorAll('.st-key-stepper_nav button')]
@@ -89,17 +94,17 @@ doc.addEventListener("keydown", onKey);
 </script>"""
 KEYS_NOTE = "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev."
 
-_BASE_CSS = f"<style>{_STICKY_NAV}{_NO_CLIPPING}</style>"
+_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}"
 
 
 def apply_style() -> None:
     """Inject the page style for the current mode; in presenter mode, the Controls popover."""
     s = st.session_state
     if not s["presenter"]:
-        st.html(_BASE_CSS)
+        st.html(f"<style>{_ALWAYS}</style>")
         return
     sidebar = "" if s["presenter_sidebar"] else _HIDE_SIDEBAR
-    st.html(f"<style>{_STICKY_NAV}{_NO_CLIPPING}{_PRESENTER_RULES}{sidebar}</style>")
+    st.html(f"<style>{_ALWAYS}{_PRESENTER_RULES}{sidebar}</style>")
     with st.container(key="presenter_controls"), st.popover("Controls", icon=":material/tune:"):
         st.toggle(
             "Show the sidebar",
