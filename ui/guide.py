@@ -25,7 +25,7 @@ class Stop:
     @property
     def script(self) -> str:
         """The page's script, named after its URL path as Streamlit names the path."""
-        return f"app_pages/{self.url_path or 'home'}.py"
+        return f"pages/lab/{self.url_path or 'home'}.py"
 
 
 PATH: tuple[Stop, ...] = (
