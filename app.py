@@ -8,19 +8,19 @@ from ui import guide, presenter, reconnect, share, sidebar, state
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
 
-# Page scripts live in app_pages/, never pages/: a folder named pages/ beside app.py puts a
-# fresh server in Streamlit's legacy pages-folder mode, where a class's first links to a page
-# each get a "Page not found" dialog until one run has reached st.navigation.
+# Page scripts sit one folder below pages/: Streamlit runs top-level pages/*.py on their own
+# (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,
+# which a fresh server is in until one run has reached st.navigation (ui/launch.py).
 PAGES = [
-    st.Page("app_pages/home.py", title="Overview", icon=":material/home:", default=True),
-    st.Page("app_pages/inputs.py", title="Inputs", icon=":material/edit:"),
-    st.Page("app_pages/stepper.py", title="Stepper", icon=":material/footprint:"),
-    st.Page("app_pages/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
-    st.Page("app_pages/gradcheck.py", title="Gradient check", icon=":material/rule:"),
-    st.Page("app_pages/audit.py", title="Derivation audit", icon=":material/fact_check:"),
-    st.Page("app_pages/residual.py", title="Residual block", icon=":material/call_split:"),
-    st.Page("app_pages/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
-    st.Page("app_pages/export.py", title="Export and share", icon=":material/download:"),
+    st.Page("pages/lab/home.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("pages/lab/inputs.py", title="Inputs", icon=":material/edit:"),
+    st.Page("pages/lab/stepper.py", title="Stepper", icon=":material/footprint:"),
+    st.Page("pages/lab/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
+    st.Page("pages/lab/gradcheck.py", title="Gradient check", icon=":material/rule:"),
+    st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
+    st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
+    st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
+    st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),
 ]
 
 state.ensure_defaults()

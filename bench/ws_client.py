@@ -102,6 +102,9 @@ class Session:
 
     port: int
     timeout: float = 30.0
+    # False where the "Page not found" notice is known and harmless (a fresh server started by
+    # plain `streamlit run`, see ui/launch.py): the run still has to show the page asked for.
+    page_not_found_is_error: bool = True
     ws: Any = None
     pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash
     current_page: str = ""
@@ -215,7 +218,7 @@ class Session:
                 ran_hash = nav.page_script_hash
             elif kind == "page_info_changed":
                 query = fwd.page_info_changed.query_string
-            elif kind == "page_not_found":
+            elif kind == "page_not_found" and self.page_not_found_is_error:
                 problems.append(ProtocolError("page_not_found", repr(page)))
             elif kind == "script_finished":
                 status = fwd.script_finished

@@ -3,7 +3,7 @@
 Tolerances depend on the dtype because a central difference in float32 has only about
 7 significant digits to work with:
 
-| dtype   | pass if error <= | good     | suspicious | wrong  | step h                            |
+| dtype   | pass if error <= | tiny     | small      | large  | step h                            |
 |---------|------------------|----------|------------|--------|-----------------------------------|
 | float64 | 1e-6             | <= 1e-7  | <= 1e-4    | > 1e-4 | sigma * cbrt(2.2e-16 * max(1, r)) |
 | float32 | 1e-2             | <= 1e-3  | <= 1e-1    | > 1e-1 | sigma * cbrt(1.2e-7 * max(1, r))  |
@@ -34,7 +34,9 @@ from ln_core.forward import Cache, forward
 from ln_core.numerical import check_h, numerical_gradients, parameter_step, to_rows
 from ln_core.validation import check_dout
 
-# (pass tolerance, good up to, suspicious up to) per dtype; see the table above.
+# (pass tolerance, tiny up to, small up to) per dtype; see the table above. The bands
+# describe one entry's error, in words other than a verdict's: a tensor passes or fails as a
+# whole, and an entry whose true gradient is near 0 may show a large error in a passing tensor.
 TOLERANCES = {
     np.dtype(np.float64): (1e-6, 1e-7, 1e-4),
     np.dtype(np.float32): (1e-2, 1e-3, 1e-1),
@@ -66,9 +68,9 @@ def tolerance(dtype: np.dtype) -> float:
 
 
 def band(error: float, dtype: np.dtype) -> str:
-    """'good', 'suspicious' or 'wrong' for a relative error in this dtype."""
-    _, good, suspicious = TOLERANCES[np.dtype(dtype)]
-    return "good" if error <= good else "suspicious" if error <= suspicious else "wrong"
+    """'tiny', 'small' or 'large' for a relative error in this dtype."""
+    _, tiny, small = TOLERANCES[np.dtype(dtype)]
+    return "tiny" if error <= tiny else "small" if error <= small else "large"
 
 
 def default_h(cache: Cache) -> float:

@@ -1,5 +1,5 @@
-"""Drawing the derivation audit: the summary table first, then each document with its notation
-key and one folded entry per formula."""
+"""Drawing the derivation audit: the summary table first, then one document at a time with its
+notation key and one folded entry per formula."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ln_core.audit import DOCUMENTS, AuditResult, Document
+from ui import state
 
 ICONS = {
     "correct": ":material/check_circle:",
@@ -97,13 +98,26 @@ def _entry(result: AuditResult) -> None:
 
 
 def draw(results: list[AuditResult]) -> None:
-    """The summary table, then one section per document with its entries folded."""
+    """The summary table of every formula, then the chosen document's entries, folded."""
     st.subheader(counts(results))
     st.dataframe(summary_frame(results), width="stretch", hide_index=True)
-    for key, document in DOCUMENTS.items():
-        mine = [r for r in results if r.document == key]
-        st.subheader(document.name[0].upper() + document.name[1:])
-        st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
-        _notation(document)
-        for result in mine:
-            _entry(result)
+    _document(results)
+
+
+@st.fragment
+def _document(results: list[AuditResult]) -> None:
+    """One document's formulas. Drawing all five documents' entries on every rerun cost more
+    than the audit itself; choosing another document reruns only this part."""
+    key = st.selectbox(
+        "Read one document's formulas",
+        list(DOCUMENTS),
+        format_func=lambda k: f"{DOCUMENTS[k].name} ({sum(r.document == k for r in results)})",
+        **state.bound("audit_document"),
+    )
+    document = DOCUMENTS[key]
+    mine = [r for r in results if r.document == key]
+    st.subheader(document.name[0].upper() + document.name[1:])
+    st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
+    _notation(document)
+    for result in mine:
+        _entry(result)

@@ -25,7 +25,7 @@ class Stop:
     @property
     def script(self) -> str:
         """The page's script, named after its URL path as Streamlit names the path."""
-        return f"app_pages/{self.url_path or 'home'}.py"
+        return f"pages/lab/{self.url_path or 'home'}.py"
 
 
 PATH: tuple[Stop, ...] = (
@@ -73,10 +73,12 @@ PATH: tuple[Stop, ...] = (
     ),
     Stop(
         "audit",
-        "Every closed form of the derivation, tested on the current inputs.",
+        "Every formula of the five source derivations, judged in its own document's model on "
+        "your inputs: correct, wrong (with the smallest fix) or cannot decide.",
         (
-            "Change the preset and the shape: the formulas must keep holding.",
-            "Try a vector of D = 1: which formulas still make sense?",
+            "Change the seed and the shape: a verdict must never flip, only turn to cannot decide.",
+            "Set D = 2 and eps = 0: why can these inputs not tell right formulas from wrong ones?",
+            "Pick the all-ones upstream gradient: which dgamma formulas go undecided, and why?",
         ),
     ),
     Stop(

@@ -1,15 +1,24 @@
 """Start LayerNorm Lab: `streamlit run app.py` plus any options given (what ./run.sh runs).
 
-Nothing else: the app needs no launcher of its own, so plain `streamlit run app.py` starts the
-same thing. This module only keeps one command for run.sh, the benchmarks and the tests.
+One thing more than plain `streamlit run app.py`: because a folder named pages/ sits beside
+app.py, Streamlit treats a fresh server as a legacy pages-folder app until app.py has reached
+st.navigation once, and every link to a page opened before then (a class following one link in
+the same second) gets a "Page not found" dialog, with the right page rendered behind it.
+Declaring the app navigation-based before the server starts removes that dialog. The switch is
+Streamlit's class attribute `PagesManager.uses_pages_directory`, not a public API:
+tests/server/test_install.py fails if a Streamlit upgrade removes it.
 """
 
 import sys
 
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
+
+PAGES_SWITCH = "uses_pages_directory"
 
 
 def main() -> None:
+    setattr(PagesManager, PAGES_SWITCH, False)
     sys.argv = ["streamlit", "run", "app.py", *sys.argv[1:]]
     cli.main()
 

@@ -81,6 +81,7 @@ SCHEMA: dict[str, Key] = {
     "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page"),
     "bug": Key("drop_variance_path", _P, "the gradient check's chosen bug (a Bug's value)"),
     "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths"),
+    "audit_document": Key("000", _P, "the audit document whose formulas are unfolded"),
     "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.inputs.AFFINE)"),
     "per": Key("token", _P, "a token batch normalized per token or per sequence"),
     "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),

@@ -63,8 +63,8 @@ def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# A band is drawn as a coloured label: green good, amber suspicious, red wrong.
-BAND_COLOURS = {"good": "#2b8a3e", "suspicious": "#e67700", "wrong": "#c92a2a"}
+# A band is drawn as a coloured label: green tiny, amber small, red large.
+BAND_COLOURS = {"tiny": "#2b8a3e", "small": "#e67700", "large": "#c92a2a"}
 
 
 def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
@@ -79,7 +79,7 @@ def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) ->
             "analytic": np.ravel(analytic),
             "numerical": np.ravel(numerical),
             "relative error": np.ravel(errors),
-            "band": [[ln_core.band(float(e), dtype)] for e in np.ravel(errors)],
+            "entry error": [[ln_core.band(float(e), dtype)] for e in np.ravel(errors)],
         },
         index=_entry_labels(np.shape(analytic)),
     )
@@ -89,7 +89,7 @@ CHECK_COLUMNS = {
     "analytic": st.column_config.NumberColumn(format="%.6g"),
     "numerical": st.column_config.NumberColumn(format="%.6g"),
     "relative error": st.column_config.NumberColumn(format="%.1e"),
-    "band": st.column_config.MultiselectColumn(
+    "entry error": st.column_config.MultiselectColumn(
         options=list(BAND_COLOURS), color=list(BAND_COLOURS.values())
     ),
 }

@@ -29,16 +29,16 @@ if str(ROOT) not in sys.path:
 
 APP = ROOT / "app.py"
 PAGES = {
-    "Overview": "app_pages/home.py",
-    "Inputs": "app_pages/inputs.py",
-    "Stepper": "app_pages/stepper.py",
+    "Overview": "pages/lab/home.py",
+    "Inputs": "pages/lab/inputs.py",
+    "Stepper": "pages/lab/stepper.py",
     # The later pages, by the titles app.py gives them.
-    "Jacobian": "app_pages/jacobian.py",
-    "Gradient check": "app_pages/gradcheck.py",
-    "Derivation audit": "app_pages/audit.py",
-    "Residual block": "app_pages/residual.py",
-    "LayerNorm vs BatchNorm": "app_pages/batchnorm.py",
-    "Export and share": "app_pages/export.py",
+    "Jacobian": "pages/lab/jacobian.py",
+    "Gradient check": "pages/lab/gradcheck.py",
+    "Derivation audit": "pages/lab/audit.py",
+    "Residual block": "pages/lab/residual.py",
+    "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
+    "Export and share": "pages/lab/export.py",
 }
 # The sidebar's widgets, each a view of a state key (ui.state.bound names it w_<key>_).
 SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")

@@ -32,7 +32,7 @@ def _tries(lab) -> list[str]:
 
 
 def _script(url_path: str) -> str:
-    return f"app_pages/{url_path or 'home'}.py"
+    return f"pages/lab/{url_path or 'home'}.py"
 
 
 def _go(lab, url_path: str):
@@ -41,7 +41,7 @@ def _go(lab, url_path: str):
 
 
 def test_the_path_holds_every_page_script_once():
-    scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
+    scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages" / "lab").glob("*.py"))
     assert sorted(stop.script for stop in guide.PATH) == scripts
     assert len(set(PATH)) == len(PATH)
 

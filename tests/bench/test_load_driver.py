@@ -90,9 +90,9 @@ def test_pages_are_read_from_app_py():
 
 def test_page_reader_follows_url_path_and_default():
     source = (
-        'P = [st.Page("app_pages/a.py", title="A", default=True),\n'
-        '     st.Page("app_pages/b.py", title="B"),\n'
-        '     st.Page("app_pages/c.py", title="C", url_path="see")]\n'
+        'P = [st.Page("pages/lab/a.py", title="A", default=True),\n'
+        '     st.Page("pages/lab/b.py", title="B"),\n'
+        '     st.Page("pages/lab/c.py", title="C", url_path="see")]\n'
     )
     assert [(p.name, p.title, p.url_path) for p in lab_pages(source)] == [
         ("a", "A", ""),

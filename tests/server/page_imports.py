@@ -3,7 +3,7 @@
     python tests/server/page_imports.py   ->   {"pages": [...], "missed": ["pkg.module", ...]}
 
 In a fresh interpreter: one AppTest run imports ui.warmup (and starts Streamlit's runtime),
-then app.py runs every page of app_pages/. "missed" lists the modules of third-party libraries
+then app.py runs every page of pages/lab/. "missed" lists the modules of third-party libraries
 that appeared only then. Python's standard library, Streamlit itself (its lazy imports are
 plain imports under Python's module locks) and the app's own packages are left out.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-OWN = {"app", "app_pages", "ln_core", "teaching", "ui", "streamlit"}
+OWN = {"app", "pages", "ln_core", "teaching", "ui", "streamlit"}
 
 
 def _library(module: str) -> bool:
@@ -31,7 +31,7 @@ def missed_imports() -> dict[str, list[str]]:
     warm.run()
     assert not warm.exception, [e.message for e in warm.exception]
     before = set(sys.modules)
-    pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py"))
+    pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages" / "lab").glob("*.py"))
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     app.run()
     for page in pages:

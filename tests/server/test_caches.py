@@ -15,7 +15,7 @@ from ui import compute
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]
-APP_SOURCES += sorted((ROOT / "app_pages").glob("*.py"))
+APP_SOURCES += sorted((ROOT / "pages" / "lab").glob("*.py"))
 CACHES = ("cache_data", "cache_resource")
 
 

@@ -1,9 +1,9 @@
 """The install is reproducible: constraints.txt pins what CI tested, and every install uses it.
 
-Also guards what the launcher relies on: ui.launch is plain `streamlit run app.py`, which only
-opens links to a page on a fresh server without a "Page not found" dialog because no folder
-named pages/ sits beside app.py (Streamlit's legacy pages-folder mode; see app.py). The cold
-start test then checks that promise against the pinned Streamlit.
+Also guards what the launcher relies on: ui.launch switches a fresh server out of Streamlit's
+legacy pages-folder mode through a class attribute that is not public API. If an upgrade
+removes or renames it, the test below fails loudly instead of the dialog silently coming back
+(the cold-start test then checks the launcher's promise against the pinned Streamlit).
 """
 
 from __future__ import annotations
@@ -67,8 +67,17 @@ def test_every_install_command_uses_the_constraints() -> None:
         assert all("-c constraints.txt" in line for line in installs), (script, installs)
 
 
-def test_no_folder_named_pages_beside_the_app() -> None:
-    assert not (ROOT / "pages").exists(), (
-        "a pages/ folder beside app.py starts every fresh server in Streamlit's legacy "
-        "pages-folder mode; page scripts belong in app_pages/"
+def test_streamlit_still_has_the_switch_the_launcher_sets() -> None:
+    from streamlit.runtime import pages_manager
+
+    from ui.launch import PAGES_SWITCH
+
+    source = Path(pages_manager.__file__).read_text()
+    assert hasattr(pages_manager.PagesManager, PAGES_SWITCH), (
+        f"Streamlit {metadata.version('streamlit')} has no PagesManager.{PAGES_SWITCH}: "
+        "ui/launch.py can no longer keep a fresh server out of the pages-folder mode"
+    )
+    # The attribute must still be what decides the mode, read before the first run.
+    assert f"PagesManager.{PAGES_SWITCH} is None" in source, (
+        f"PagesManager.{PAGES_SWITCH} no longer decides the pages-folder mode"
     )

@@ -32,7 +32,9 @@ st.caption(
     f"A tensor passes when its relative error is at most {bars} (float32 keeps about 7 digits, "
     "so its bar is lower), fails above that, and is reported as cannot resolve when its exact "
     "gradient is too small for central differences to tell apart at this step. In the tables, "
-    "each entry's band (good, suspicious, wrong) shows where a tensor's error comes from."
+    "each entry's error is labelled tiny, small or large: not a verdict, but where a tensor's "
+    "error comes from (an entry whose exact gradient is near 0 can show a large error in a "
+    "tensor that passes)."
 )
 # Per sequence, a sequence is one group: the same bound as D per token.
 MAX_GROUP = caps.CAPS["gradcheck"].max_d

@@ -33,18 +33,20 @@ def stepper() -> None:
     share.write_link()
     current = step_view.navigation()
     presenter.keyboard()
-    st.toggle(
-        "Predict before reveal",
-        help="Each step first asks a question you can reason out from the steps before it; "
-        "its numbers appear after your guess.",
-        **state.bound("quiz"),
-    )
-    affine_control.draw()
     with stops_on_error():
         layer = state.inputs()
         inputs = affine_control.applied(layer)
         cache, grads = compute.forward_backward(inputs)
+        # The graph comes straight after the navigation: on a 1024 x 768 projector it is what
+        # the room sees first; the switches below it change what it shows.
         step_view.graph(current, cache)
+        st.toggle(
+            "Predict before reveal",
+            help="Each step first asks a question you can reason out from the steps before it; "
+            "its numbers appear after your guess.",
+            **state.bound("quiz"),
+        )
+        affine_control.draw()
         index = pick_vector(inputs.x.shape, rows=False)
         step_view.lines(current, cache)
 

@@ -40,9 +40,10 @@ def normalized() -> None:
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
         batch = state.inputs().rows()
+        st.caption("x (N x D). Each box is one group that the chosen normalization averages.")
         fig = heatmap(
             batch.x,
-            "x (N x D): the boxes are the groups averaged together",
+            "x, boxed by group",
             x_label="feature",
             y_label="vector",
             height=320,
