@@ -134,7 +134,7 @@ class Session:
                 ),
                 self.timeout,
             )
-        except (OSError, asyncio.TimeoutError, websockets.WebSocketException) as exc:
+        except (TimeoutError, OSError, websockets.WebSocketException) as exc:
             raise ProtocolError("disconnect", f"cannot connect: {exc!r}") from None
 
     async def close(self) -> None:
@@ -185,9 +185,9 @@ class Session:
         remaining = deadline - time.perf_counter()
         try:
             if remaining <= 0:
-                raise asyncio.TimeoutError
+                raise TimeoutError
             raw = await asyncio.wait_for(self.ws.recv(), remaining)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ProtocolError(
                 "timeout", f"no script_finished within {self.timeout:g} s"
             ) from None

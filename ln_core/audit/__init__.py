@@ -1,8 +1,10 @@
 """The derivation audit: every formula the five source documents state, run on the student's
 inputs in the document's own model and judged against the quantity it claims to be.
 
-One module per document (doc000 .. doc004) holds its entries; `documents` names the documents
-and their notation; `verdict` judges an entry on a case.
+One data file per document (doc000.toml .. doc004.toml) holds its entries: the document's
+lines, the formulas as expressions, the mistakes and readings; the module of the same name
+holds the helpers those expressions call, and `entries` reads the file. `documents` names the
+documents and their notation (documents.toml); `verdict` judges an entry on a case.
 """
 
 from __future__ import annotations
