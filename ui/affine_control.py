@@ -9,7 +9,9 @@ ln_core through the Inputs of the pages that draw it (Stepper, Gradient check).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 import streamlit as st
 
@@ -31,28 +33,33 @@ def _too_long(max_group: int | None) -> str | None:
     )
 
 
+def _choice(column: Any, label: str, key: str, labels: Mapping[str, str], why: str) -> None:
+    """A select box over `labels` (value -> what it reads as) that is a view of state `key`."""
+    column.selectbox(label, list(labels), format_func=labels.get, help=why, **state.bound(key))
+
+
 def draw(max_group: int | None = None) -> None:
     """The affine choice, and the per-token / per-sequence choice for a token batch.
 
     max_group: the largest group (L x D) the page can treat per sequence, or None for any.
     """
     columns = st.columns(2)
-    columns[0].selectbox(
+    _choice(
+        columns[0],
         "Affine parameters",
-        list(AFFINE),
-        format_func=AFFINE.get,
-        help="out = gamma * normalized_x + beta. Leaving gamma or beta out is torch's "
+        "affine",
+        AFFINE,
+        "out = gamma * normalized_x + beta. Leaving gamma or beta out is torch's "
         "elementwise_affine=False or bias=False: the nodes gx and out then pass their input on.",
-        **state.bound("affine"),
     )
     if st.session_state["shape_kind"] == "tokens":
-        columns[1].selectbox(
+        _choice(
+            columns[1],
             "Normalize",
-            list(PER),
-            format_func=PER.get,
-            help="Per token: each token's D features share one mean and variance. Per "
-            "sequence: all L x D numbers of a sequence share them, as torch.nn.LayerNorm((L, D)).",
-            **state.bound("per"),
+            "per",
+            PER,
+            "Per token: each token's D features share one mean and variance. Per sequence: all "
+            "L x D numbers of a sequence share them, as torch.nn.LayerNorm((L, D)).",
         )
         why = _too_long(max_group)
         if why is not None and st.session_state["per"] == "sequence":

@@ -9,6 +9,7 @@ agreement or a reference of "about 0" is measured against the numbers that went 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -43,6 +44,10 @@ def size_dvar(st: Setting) -> np.ndarray:
 def _spread(st: Setting) -> np.ndarray:
     """max(1, max|x̂|): a normalized entry's size, at least 1."""
     return np.maximum(1.0, st.largest(np.abs(st.xhat)))
+
+
+def size_dy(st: Setting) -> np.ndarray:
+    return st.largest(np.abs(st.dy))
 
 
 def size_dgamma(st: Setting) -> np.ndarray:
@@ -111,19 +116,19 @@ DGX = Quantity(
     text="dgx, the gradient at gx = γ · normalized_x",
     how="the staged backward's dgx",
     compute=lambda st: st.dy,
-    scale=lambda st: st.largest(np.abs(st.dy)),
+    scale=size_dy,
 )
 DGAMMA_VECTOR = Quantity(
     text="∂L/∂γ_i from one vector alone (its term before the sum over vectors)",
     how="the staged backward's dgx times normalized_x, per vector",
     compute=lambda st: st.dy * st.xhat,
-    scale=lambda st: st.largest(np.abs(st.dy)) * _spread(st),
+    scale=lambda st: size_dy(st) * _spread(st),
 )
-DBETA_VECTOR = Quantity(
+# One vector's term of dβ is that vector's dgx: the same values, judged at the same size.
+DBETA_VECTOR = replace(
+    DGX,
     text="∂L/∂β_i from one vector alone (its term before the sum over vectors)",
     how="the staged backward's dgx, per vector",
-    compute=lambda st: st.dy,
-    scale=lambda st: st.largest(np.abs(st.dy)),
 )
 DGAMMA_SCALAR = Quantity(
     text="∂C/∂γ for one scalar γ shared by every feature (and every vector)",
