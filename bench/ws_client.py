@@ -14,6 +14,7 @@ API:
     result.page                                  # url path of the page that ran ("" = home)
     await session.rerun("inputs", [widget_state(w, 7)])   # change a widget
     await session.close()
+    run_blocking(main())                         # from code that may sit in an event loop
 
 `rerun` raises ProtocolError (its `kind` says what a user would have seen) for an exception
 element, a "page not found" notice, a compile error, a disconnect, or no script_finished within
@@ -26,8 +27,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -36,6 +39,17 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 HOST = "127.0.0.1"  # loopback only, always
 STREAM_PATH = "/_stcore/stream"
+T = TypeVar("T")
+
+
+def run_blocking(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run(coroutine) on a thread of its own.
+
+    Callers may already be inside a running event loop (pytest with Playwright's sync API open
+    keeps one in the main thread), where asyncio.run refuses to start another.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class ProtocolError(Exception):

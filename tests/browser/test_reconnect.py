@@ -33,7 +33,7 @@ def test_a_page_switch_after_a_restart_keeps_the_view_of_the_url(browser):
     context.add_init_script(kit.INIT_SCRIPT)
     page = context.new_page()
     try:
-        with LocalServer() as server:
+        with LocalServer(launcher=True) as server:
             base = f"http://127.0.0.1:{server.port}"
             page.goto(f"{base}/stepper?" + "&".join(f"{k}={v}" for k, v in VIEW.items()))
             kit.wait_for_script(page)

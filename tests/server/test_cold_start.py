@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 
 from bench.local_server import LocalServer
-from bench.ws_client import ProtocolError, RunResult, Session
+from bench.ws_client import ProtocolError, RunResult, Session, run_blocking
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = 30
@@ -36,7 +36,7 @@ async def _first_runs(port: int, pages: list[str], strict: bool) -> list[RunResu
 
 def test_thirty_first_requests_at_once_on_a_fresh_server(fresh_server: LocalServer) -> None:
     wanted = [PAGES[i % len(PAGES)] for i in range(SESSIONS)]
-    results = asyncio.run(_first_runs(fresh_server.port, wanted, strict=fresh_server.launcher))
+    results = run_blocking(_first_runs(fresh_server.port, wanted, strict=fresh_server.launcher))
     failures = [
         f"session {i} on /{page}: {result!r}"
         for i, (page, result) in enumerate(zip(wanted, results, strict=True))

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bench.local_server import LocalServer
-from bench.ws_client import ProtocolError, RunResult, Session
+from bench.ws_client import ProtocolError, RunResult, Session, run_blocking
 
 
 async def _oversized_then_normal(port: int) -> tuple[BaseException | RunResult, RunResult]:
@@ -25,6 +23,6 @@ async def _oversized_then_normal(port: int) -> tuple[BaseException | RunResult, 
 
 def test_a_message_over_the_cap_closes_only_its_own_connection() -> None:
     with LocalServer() as server:
-        outcome, other = asyncio.run(_oversized_then_normal(server.port))
+        outcome, other = run_blocking(_oversized_then_normal(server.port))
     assert isinstance(outcome, ProtocolError) and outcome.kind == "disconnect", outcome
     assert other.texts, "the other session got an empty page"
