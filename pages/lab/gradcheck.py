@@ -101,9 +101,11 @@ def break_the_backward(index: tuple[int, ...]) -> None:
         verdict_metric("caught by the check", "yes" if verdict.passed else "NO", verdict, cols[1])
         if not verdict.passed:
             st.warning(bug.caveat or "This bug hides at these inputs.")
-        st.caption("The same bug at other values of eps (same x, gamma, beta, dout):")
+        st.caption("The same bug at other values of eps, on the vector chosen above:")
+        # One vector, not the whole batch: each eps is a full gradient check of its own.
+        vector = inputs.vector(index)
         rows = {
-            f"eps = {eps:g}": compute.bug_check(inputs.with_eps(eps), bug.value)[0]["dx"]
+            f"eps = {eps:g}": compute.bug_check(vector.with_eps(eps), bug.value)[0]["dx"]
             for eps in EPS_SWEEP
         }
         st.dataframe(
