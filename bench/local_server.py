@@ -10,26 +10,17 @@ id. Used by the benchmarks and by tests/server.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-HOST = "127.0.0.1"  # loopback only, always
+from deploy.processes import HOST, free_port, healthy, stop
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
 
 
 class LocalServer:
@@ -85,24 +76,14 @@ class LocalServer:
         while time.monotonic() - start < self.ready_s:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"streamlit exited ({self.proc.returncode}):\n{self.log()}")
-            with contextlib.suppress(OSError):
-                url = f"http://{HOST}:{self.port}/_stcore/health"
-                with urllib.request.urlopen(url, timeout=2) as reply:
-                    if reply.status == 200 and reply.read().strip() == b"ok":
-                        return time.monotonic() - start
+            if healthy(self.port):
+                return time.monotonic() - start
             time.sleep(0.2)
         raise RuntimeError(f"server not healthy after {self.ready_s:.0f} s:\n{self.log()}")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        if self.proc is not None:
+            stop(self.proc)
 
     def restart(self) -> None:
         """Stop and start again on the same port (a server restart, as a class would see it)."""

@@ -13,18 +13,17 @@ stopped) is still accepted there, with fresh state.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
+
+from deploy.processes import free_port, healthy, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -57,34 +56,6 @@ backend apps
     option httpchk GET /_stcore/health
 {servers}
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(port: int) -> bool:
-    with contextlib.suppress(OSError):
-        url = f"http://127.0.0.1:{port}/_stcore/health"
-        with urllib.request.urlopen(url, timeout=2) as reply:
-            return reply.status == 200
-    return False
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """End a process we started, and its process group, by id."""
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 class Replicas:
@@ -147,7 +118,7 @@ class Replicas:
 
     def restart(self, index: int) -> None:
         """Stop one app process and start it again on its port, as after a crash."""
-        _stop(self.apps[index])
+        stop(self.apps[index])
         self.apps[index] = self._start_app(index)
         self._wait([self.app_ports[index]])
 
@@ -160,7 +131,7 @@ class Replicas:
             for proc in [*self.apps, self.balancer]:
                 if proc is not None and proc.poll() is not None:
                     raise RuntimeError(f"{proc.args[0]} exited: {self.logs()}")
-            waiting = [p for p in waiting if not _healthy(p)]
+            waiting = [p for p in waiting if not healthy(p)]
             time.sleep(0.3)
 
     def logs(self) -> str:
@@ -172,7 +143,7 @@ class Replicas:
     def stop(self) -> None:
         for proc in [self.balancer, *self.apps]:
             if proc is not None:
-                _stop(proc)
+                stop(proc)
 
     def __enter__(self) -> Replicas:
         try:
