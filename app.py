@@ -5,6 +5,7 @@ import streamlit as st
 import ui.server_memory  # first: the allocator settings that let the server give memory back
 import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
 from ui import guide, presenter, reconnect, share, sidebar, state
+from ui.live import follow, membership
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
 
@@ -21,18 +22,23 @@ PAGES = [
     st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
     st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
     st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),
+    # The instructor's live class: reached by its URL, /class, never listed for students.
+    st.Page("pages/teach/class.py", title="Class", icon=":material/groups:", visibility="hidden"),
 ]
 
 state.ensure_defaults()
 share.load_link_once([p.url_path for p in PAGES if p.url_path])
 hidden = st.session_state["hidden"]
+membership.restore()
 shown = [p for p in PAGES if p.url_path not in hidden]
 page = st.navigation(shown)
+follow.catch_up(PAGES, page)
 presenter.apply_style()
 if "controls" not in hidden:
     sidebar.draw()
 share.show_link_problems()
 share.write_link()
 reconnect.keep_view(page)
+follow.bar(page.url_path)
 page.run()
 guide.footer(page, shown)

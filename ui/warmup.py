@@ -20,6 +20,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io
 import pyarrow
+import segno  # noqa: F401  # the live class's QR code (ui/live/teacher.py)
+import sqlalchemy  # noqa: F401  # the live class's store (ui/live/store.py), imported by app.py
 from streamlit import dataframe_util
 
 
