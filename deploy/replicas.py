@@ -65,8 +65,14 @@ class Replicas:
     """
 
     def __init__(
-        self, count: int, port: int = 0, address: str = "127.0.0.1", ready_s: float = 120.0
+        self,
+        count: int,
+        port: int = 0,
+        address: str = "127.0.0.1",
+        ready_s: float = 120.0,
+        env: dict[str, str] | None = None,
     ) -> None:
+        """`env`: extra environment for the app processes (e.g. LNLAB_CLASS_DB, one database)."""
         if count < 1:
             raise ValueError("at least one replica")
         self.port = port or free_port()
@@ -77,6 +83,7 @@ class Replicas:
         self._dir = tempfile.TemporaryDirectory(prefix="lnlab-replicas-")
         self._logs: list = []
         self._secret = secrets.token_hex(16)
+        self._env = env or {}
 
     @property
     def app_pids(self) -> list[int]:
@@ -114,7 +121,8 @@ class Replicas:
             "--server.address=127.0.0.1",
         ]  # fmt: skip
         # Streamlit takes its cookie secret only from its config or the environment.
-        return self._spawn(command, f"app{index}", {"STREAMLIT_SERVER_COOKIE_SECRET": self._secret})
+        env = {**self._env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
+        return self._spawn(command, f"app{index}", env)
 
     def restart(self, index: int) -> None:
         """Stop one app process and start it again on its port, as after a crash."""

@@ -118,6 +118,8 @@ def app_pages() -> list[AppPage]:
             continue
         stem = Path(node.args[0].value).stem
         kwargs = {k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)}
+        if kwargs.get("visibility") == "hidden":
+            continue  # not in the navigation (the instructor's Class page): its own test
         url_path = kwargs.get("url_path", "" if kwargs.get("default") else stem)
         pages.append(AppPage(stem, kwargs.get("title", stem), url_path))
     # ast.walk is breadth-first; the calls all sit in one list literal, so they keep its order.

@@ -77,7 +77,8 @@ def unavailable(err: StoreUnavailable) -> str:
 
 
 def cookie(name: str) -> str:
-    return str(st.context.cookies.get(name, "") or "")
+    value = st.context.cookies.get(name)
+    return value if isinstance(value, str) else ""
 
 
 def remember(name: str, value: str) -> None:
