@@ -200,10 +200,12 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
     published: dict[int, float] = {}
     pollers = [asyncio.create_task(s.poll_until(stop, published)) for s in polling]
     await asyncio.sleep(2.0)  # every lab on the Stepper at step 1
-    for _ in range(options.steps):
-        clicked = time.monotonic()
+    for step in range(2, options.steps + 2):
+        # Timed from the click: students may see the step before the instructor's run ends.
+        clicked = published[step] = time.monotonic()
         result = await teacher_click(teacher, "Next")
-        published[int(STEP.search(result.query_string).group(1))] = clicked
+        if STEP.search(result.query_string).group(1) != str(step):
+            raise ProtocolError("no_effect", f"Next did not reach step {step}")
         await asyncio.sleep(max(0.0, options.step_every - (time.monotonic() - clicked)))
     await teacher.rerun("class", query_string="")
     asked = time.monotonic()
