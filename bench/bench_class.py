@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     print(*tally.first_errors, sep="\n  ")
     write_result(
         f"class_{options.replicas}",
-        f"5d. A live class: {options.students} students, {options.replicas} replicas",
+        f"5e. A live class: {options.students} students, {options.replicas} replicas",
         order=5.4,
         text=(
             f"`python -m bench.bench_class --students {options.students} --replicas "
