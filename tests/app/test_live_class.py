@@ -84,3 +84,71 @@ def test_a_class_runs_from_start_to_reveal(db, lab, open_link):
     assert "The answer:" in _texts(lab)
     student.run()
     assert "Right:" in _texts(student)
+
+
+def _vote(student, question, option: str) -> None:
+    student.run()  # the student's bar polls: the question's round appears
+    student.at.radio(key=f"live_choice_{question.id}_{question.round}").set_value(option)
+    student.run()
+    student.at.button(key=f"live_vote_{question.id}_{question.round}").click()
+    student.run()
+
+
+def test_a_second_round_shows_how_answers_moved_and_students_never_see_counts(db, lab, open_link):
+    me = _instructor(lab)
+    students = [open_link({"join": me.code}) for _ in range(2)]
+    lab.click("Ask")
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    options, answer = question.asked.options, question.asked.answer
+    wrong = options[(answer + 1) % len(options)]
+    for student in students:
+        student.run()
+        _vote(student, question, wrong)
+    lab.run()
+    assert lab.metrics()["Answered, round 1"] == "2 of 2"
+    assert not lab.at.get("plotly_chart"), "the distribution shows before the reveal"
+    lab.click("Discuss and vote again")
+    question = store.status(me.code, me.secret).question
+    assert question.round == 2 and not question.revealed
+    _vote(students[0], question, options[answer])
+    _vote(students[1], question, wrong)
+    lab.run().click("Reveal")
+    assert len(lab.at.get("plotly_chart")) == 1
+    assert "round 1: 0 of 2 right; round 2: 1 of 2 right" in _texts(lab)
+    for student in students:
+        student.run()
+        student.assert_no_exception()
+        assert not student.at.get("plotly_chart") and "of 2 right" not in _texts(student)
+    assert "Right:" in _texts(students[0]) and "You chose" in _texts(students[1])
+    store.close()
+
+
+def test_a_student_stops_following_and_rejoins_with_one_click(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    student.at.button(key="live_unfollow").click()
+    student.run()
+    lab.open("Stepper").step_to(6)
+    student.run().run()
+    assert student.state["step"] == 1, "a student exploring on their own was moved"
+    student.at.button(key="live_follow").click()
+    student.run().run()
+    assert student.state["step"] == 6
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [("ZZZZ-ZZZZ", "No class is running"), ("<b>x</b>", "A join code is 8"), ("", None)],
+)
+def test_a_bad_join_link_is_a_message_and_the_lab_works(db, open_link, code, message):
+    student = open_link({"join": code})
+    student.assert_no_exception()
+    warnings = " ".join(student.warnings())
+    if message is None:
+        assert "live" not in student.state and not warnings  # an empty code joins nothing
+    else:
+        assert message in warnings and "live" not in student.state
+        assert "<b>" not in warnings  # the typed code is shown literally, escaped
+    student.open("Stepper").click("Next")
+    student.assert_no_exception()
