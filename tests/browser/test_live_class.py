@@ -94,6 +94,7 @@ def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
         code = link.rsplit("=", 1)[1]
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?join=[2-9A-HJKMNP-Z]{8}", link), link
         assert kit.main(teacher).locator('[data-testid="stImage"] img').count() == 1  # the QR
+        kit.screenshot(teacher, "live_class_join_1024x768")
         # The secret stays in the instructor's browser: not in the link, not on the screen.
         (secret,) = [c["value"] for c in teacher_context.cookies() if c["name"] == "lnlab_teach"]
         secret = secret.split(".", 1)[1]
@@ -187,6 +188,11 @@ def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
             expect(_bar(tab)).to_contain_text(verdict, timeout=FOLLOW_MS)
         kit.screenshot(teacher, "live_class_instructor_1024x768")
         kit.screenshot(students[4][1], "live_class_student_390x844")
+
+        # The instructor reloading keeps the class (the secret comes back from its cookie).
+        teacher.reload()
+        expect(kit.main(teacher)).to_contain_text("round 1: 3 of 5 right; round 2: 4 of 5 right")
+        kit.wait_for_script(teacher)
 
         # The results file, and the store, hold every count.
         button = kit.main(teacher).locator('[data-testid="stDownloadButton"] button')

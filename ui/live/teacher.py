@@ -50,8 +50,11 @@ def _act(action: str, *args: int) -> None:
     store = connect.store()
     try:
         if action == "ask":
-            title = st.session_state["live_ask"]
-            store.ask(me.code, me.secret, asking.asked(title, asking.choices()[title]))
+            title = st.session_state.get("live_ask")
+            maker = asking.choices().get(title)
+            if maker is None:
+                raise Refused("Choose a question to ask first.")
+            store.ask(me.code, me.secret, asking.asked(title, maker))
         elif action == "reveal":
             store.reveal(me.code, me.secret, *args)
         elif action == "again":
@@ -81,6 +84,12 @@ def page() -> None:
             "them can stop following and rejoin. Keep this browser: it alone steers the class."
         )
     right.image(_qr_png(link), caption="Scan to join", width=260)
+    if urlsplit(link).hostname in ("localhost", "127.0.0.1", "::1"):
+        st.warning(
+            "This link names this computer only. For students on the network, start the lab "
+            "with `--address 0.0.0.0` and open this page by the computer's network address.",
+            icon=":material/lan:",
+        )
     _live(me.code, me.secret)
     st.divider()
     left, right = st.columns(2)
