@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ln_core.forward import Cache, StagedCache
+from ln_core.forward import Cache
+from ln_core.staged import StagedCache
 from ln_core.validation import check_dout, numeric_guard
 
 

@@ -1,6 +1,7 @@
 """RMSNorm as a staged graph: LayerNorm without the mean node.
 
-Its eight lines are `RMS_LINES` below, run by the same code as LayerNorm's ten. Nothing is
+Its eight nodes are the eight NumPy statements of `rms_forward` below, and `RMS_LINES` how the
+pages print them. Nothing is
 subtracted, so RMSNorm forgets the scale of x (for eps = 0) but not its offset: its Jacobian
 sends x to 0 but not the ones vector. RMSNorm as published has a gamma and no beta, so beta
 defaults to None here (gamma may be None too).
@@ -9,12 +10,13 @@ defaults to None here (gamma may be None too).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ln_core.backward import Grads, cache_param_grads, times_gamma
-from ln_core.forward import Line, run_lines, staged_cache_class
 from ln_core.jacobian import flat_gamma, one_vector
+from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
     check_axis,
     check_dout,
@@ -24,32 +26,44 @@ from ln_core.validation import (
     numeric_guard,
 )
 
-RMS_LINES = tuple(
-    Line.parse(text)
-    for text in (
-        "sq_x         = x ** 2",
-        "mean_sq      = mean(sq_x)",
-        "mse          = mean_sq + eps",
-        "sqrt_mse     = sqrt(mse)",
-        "inv_sqrt_mse = 1 / sqrt_mse",
-        "normalized_x = x * inv_sqrt_mse",
-        "gx           = gamma * normalized_x",
-        "out          = gx + beta",
-    )
+# Each node's line as the pages print it and the values it reads; rms_forward computes them.
+RMS_LINES = (
+    Line("sq_x", "x ** 2", ("x",)),
+    Line("mean_sq", "mean(sq_x)", ("sq_x",)),
+    Line("mse", "mean_sq + eps", ("mean_sq", "eps")),
+    Line("sqrt_mse", "sqrt(mse)", ("mse",)),
+    Line("inv_sqrt_mse", "1 / sqrt_mse", ("sqrt_mse",)),
+    Line("normalized_x", "x * inv_sqrt_mse", ("x", "inv_sqrt_mse")),
+    Line("gx", "gamma * normalized_x", ("gamma", "normalized_x")),
+    Line("out", "gx + beta", ("gx", "beta")),
 )
 RMS_NODE_NAMES = tuple(line.name for line in RMS_LINES)
 
-RMSCache = staged_cache_class(
-    "RMSCache",
-    RMS_LINES,
-    __name__,
-    """Inputs and the eight nodes of one RMSNorm forward pass (one field per line of RMS_LINES).
+
+@dataclass(frozen=True)
+class RMSCache(StagedCache):
+    """Inputs and the eight nodes of one RMSNorm forward pass.
 
     Shapes, for x of shape S normalized over `axis`: gamma, beta as in `forward` (beta is None
     unless given: RMSNorm has none). mean_sq, mse, sqrt_mse, inv_sqrt_mse have shape S with
     S[a] = 1 for a in axis; the other nodes have S.
-    """,
-)
+    """
+
+    LINES: ClassVar[tuple[Line, ...]] = RMS_LINES
+
+    x: np.ndarray
+    gamma: np.ndarray | None
+    beta: np.ndarray | None
+    eps: float
+    axis: tuple[int, ...]
+    sq_x: np.ndarray = field(repr=False)
+    mean_sq: np.ndarray = field(repr=False)
+    mse: np.ndarray = field(repr=False)
+    sqrt_mse: np.ndarray = field(repr=False)
+    inv_sqrt_mse: np.ndarray = field(repr=False)
+    normalized_x: np.ndarray = field(repr=False)
+    gx: np.ndarray = field(repr=False)
+    out: np.ndarray = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -100,15 +114,32 @@ def rms_forward(
     eps = check_eps(eps)
     axis = check_axis(axis, x.ndim)
     gamma, beta = check_params(x, gamma, beta, axis)
-    after_mse = RMS_NODE_NAMES.index("mse") + 1
     with numeric_guard("The RMSNorm forward pass"):
-        nodes = run_lines(
-            RMS_LINES, {"x": x, "gamma": gamma, "beta": beta}, axis, eps, stop=after_mse
-        )
+        sq_x = x**2
+        mean_sq = np.mean(sq_x, axis=axis, keepdims=True)
+        mse = mean_sq + eps
         # Name a zero mean square before sqrt and 1/x turn it into a generic error.
-        _check_mse(nodes["mse"])
-        nodes = run_lines(RMS_LINES, nodes, axis, eps, first=after_mse)
-    return RMSCache(eps=eps, axis=axis, **nodes)
+        _check_mse(mse)
+        sqrt_mse = np.sqrt(mse)
+        inv_sqrt_mse = 1 / sqrt_mse
+        normalized_x = x * inv_sqrt_mse
+        gx = normalized_x if gamma is None else gamma * normalized_x
+        out = gx if beta is None else gx + beta
+    return RMSCache(
+        x=x,
+        gamma=gamma,
+        beta=beta,
+        eps=eps,
+        axis=axis,
+        sq_x=sq_x,
+        mean_sq=mean_sq,
+        mse=mse,
+        sqrt_mse=sqrt_mse,
+        inv_sqrt_mse=inv_sqrt_mse,
+        normalized_x=normalized_x,
+        gx=gx,
+        out=out,
+    )
 
 
 def rms_backward(dout: np.ndarray, cache: RMSCache) -> RMSGrads:
