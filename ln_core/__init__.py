@@ -10,7 +10,13 @@ from ln_core.audit import AuditResult, audit
 from ln_core.backward import Grads, StagedGrads, backward
 from ln_core.batchnorm import BatchNormResult, BNComparison, batchnorm_via_transpose, compare_bn_ln
 from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian
-from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
+from ln_core.closed_form import (
+    ClosedForm,
+    PathTerms,
+    closed_form_backward,
+    dx_path_terms,
+    layernorm_closed_form,
+)
 from ln_core.fast import FastResult, layernorm_forward_backward
 from ln_core.forward import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
 from ln_core.gradcheck import (
@@ -46,6 +52,7 @@ __all__ = [
     "BatchNormResult",
     "Bug",
     "Cache",
+    "ClosedForm",
     "FastResult",
     "GradientCheck",
     "Grads",
@@ -80,6 +87,7 @@ __all__ = [
     "jacobian_facts",
     "jacobian_from_backward",
     "jacobian_parts",
+    "layernorm_closed_form",
     "layernorm_forward_backward",
     "make_sublayer",
     "numerical_gradients",

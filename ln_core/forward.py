@@ -26,6 +26,7 @@ from ln_core.validation import (
     check_eps,
     check_input_x,
     check_params,
+    check_representable,
     numeric_guard,
 )
 
@@ -123,23 +124,64 @@ def run_nodes(
     return v
 
 
-def _check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
-    """sve >= eps, so it can only be 0 when eps = 0 (or rounds to 0) and a variance is 0."""
+def _group(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
+    """'The vector at index (1,)': the group an index of a node lies in, in a student's words."""
+    # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
+    reduced = {a % ndim for a in axis}
+    which = tuple(int(i) for k, i in enumerate(index) if k not in reduced)
+    trailing = axis == tuple(range(-len(axis), 0))
+    group = "vector" if trailing else "feature (normalized over the batch)"
+    return f"The {group} at index {which}" if which else f"The {group}"
+
+
+def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
+    """Refuse a group whose var + eps is 0: all its entries equal, and eps = 0 (or rounds to 0).
+
+    sve: the reduced shape; any group with entries that differ must be left out by the caller.
+    """
     zero = sve == 0
     if zero.any():
-        # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
-        found = np.argwhere(zero)[0]
-        reduced = {a % zero.ndim for a in axis}
-        which = tuple(int(i) for k, i in enumerate(found) if k not in reduced)
-        trailing = axis == tuple(range(-len(axis), 0))
-        group = "vector" if trailing else "feature (normalized over the batch)"
+        where = _group(axis, zero.ndim, np.argwhere(zero)[0])
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
-        where = f"The {group} at index {which}" if which else f"The {group}"
         raise ValueError(
-            f"{where} has zero variance (its entries are all equal, or so "
-            f"close that their squared differences round to 0) and {eps_text}, so "
+            f"{where} has zero variance (its entries are all equal) and {eps_text}, so "
             "x_sm / sqrt(var + eps) is 0 / 0. Set eps > 0 or make the entries differ."
         )
+
+
+_CLOSED_FORM = (
+    "The closed form rescales x before squaring and handles this x "
+    "(ln_core.layernorm_closed_form); or rescale x."
+)
+
+
+def _check_nodes(nodes: Mapping[str, np.ndarray], axis: tuple[int, ...], eps: float) -> None:
+    """Refuse, naming the node, where a node is not what its line says in this dtype.
+
+    The staged pass shows its nodes as they are, so it cannot rescale: a node beyond the
+    dtype's range, or a variance the squares have underflowed (fewer digits than the dtype
+    holds, or 0 though the entries differ), is refused rather than shown.
+    """
+
+    def shown(lines: tuple[Line, ...]) -> list[tuple[str, np.ndarray]]:
+        return [(line.text(), nodes[line.name]) for line in lines]
+
+    upto_sve = NODE_NAMES.index("sve") + 1
+    check_representable("The staged pass", shown(LINES[:upto_sve]), _CLOSED_FORM)
+    sve, dtype = nodes["sve"], nodes["sve"].dtype
+    differ = np.max(np.abs(nodes["x_sm"]), axis=axis, keepdims=True) > 0
+    check_variance(np.where(differ, 1, sve), axis, eps)
+    lost = differ & (sve < np.finfo(dtype).smallest_normal)
+    if lost.any():
+        index = np.argwhere(lost)[0]
+        group = _group(axis, lost.ndim, index).replace("The", "the", 1)
+        raise ValueError(
+            f"The staged pass cannot show sq_xsm = x_sm ** 2 for {group}: its entries "
+            f"differ, but their squares underflow (sve = {float(sve[tuple(index)]):.1e}, "
+            f"below {dtype.name}'s smallest normal number, "
+            f"{np.finfo(dtype).smallest_normal:.1e}), losing digits. " + _CLOSED_FORM
+        )
+    check_representable("The staged pass", shown(LINES[upto_sve:]), _CLOSED_FORM)
 
 
 def forward(
@@ -162,11 +204,11 @@ def forward(
     eps = check_eps(eps)
     axis = check_axis(axis, x.ndim)
     gamma, beta = check_params(x, gamma, beta, axis)
-    with numeric_guard("The forward pass"):
-        # Stop at sve to name a zero variance before sqrt and 1/x turn it into a generic error.
-        nodes = run_nodes({"x": x, "gamma": gamma, "beta": beta}, axis, eps, through="sve")
-        _check_variance(nodes["sve"], axis, eps)
-        nodes = run_nodes(nodes, axis, eps, after="sve")
+    # Overflow and underflow are let through here and then looked for node by node, so the
+    # refusal names the first node that is not what its line says.
+    with np.errstate(all="ignore"):
+        nodes = run_nodes({"x": x, "gamma": gamma, "beta": beta}, axis, eps)
+    _check_nodes(nodes, axis, eps)
     return Cache(eps=eps, axis=axis, **nodes)
 
 
