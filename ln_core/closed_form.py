@@ -146,10 +146,13 @@ def normalize(x: np.ndarray, eps: float, axis: tuple[int, ...]) -> Normalized:
     eps_only = ~np.isfinite(eps_scaled) | (a == 0)
     with np.errstate(divide="ignore"):
         r = np.where(eps_only, 1 / np.sqrt(x.dtype.type(eps)), 1 / np.sqrt(a + eps_scaled))
-    s_exponent = np.where(eps_only, 0, -e)
+    # r is far below 1 where eps outweighs var: its exponent joins s's, so that a product
+    # with its mantissa (in [0.5, 1)) never underflows before the one final rounding.
+    s_mantissa, r_exponent = np.frexp(r)
+    s_exponent = np.where(eps_only, 0, -e) + r_exponent
     with numeric_guard("Normalizing"):
-        normalized_x = np.ldexp(xn * r, e + s_exponent)
-    return Normalized(normalized_x=normalized_x, s_mantissa=r, s_exponent=s_exponent)
+        normalized_x = np.ldexp(xn * s_mantissa, e + s_exponent)
+    return Normalized(normalized_x=normalized_x, s_mantissa=s_mantissa, s_exponent=s_exponent)
 
 
 @dataclass(frozen=True)

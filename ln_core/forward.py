@@ -22,12 +22,12 @@ import numpy as np
 
 from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
-    check_axis,
     check_eps,
     check_input_x,
     check_params,
     check_representable,
     numeric_guard,
+    resolve_axis,
 )
 
 # Each node's line as the pages print it, and the earlier values it reads: the graph's edges.
@@ -189,20 +189,22 @@ def forward(
     gamma: np.ndarray | None = None,
     beta: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> Cache:
     """Staged LayerNorm forward pass.
 
     x: (D,), (N, D) or (B, L, D). `axis=-1` normalizes each vector over its D features
     (LayerNorm); `axis=(-2, -1)` each (L, D) block, like torch.nn.LayerNorm((L, D)); `axis=0`
-    each feature over the batch (BatchNorm's view of the same graph). gamma, beta: of
+    each feature over the batch (BatchNorm's view of the same graph). axis=None (the default)
+    follows gamma's shape as PyTorch's normalized_shape does (gamma (L, D) means (-2, -1)),
+    and is -1 otherwise. gamma, beta: of
     `validation.param_shape` ((D,) unless normalizing several trailing axes), or None to skip.
     Returns a Cache whose `out` has x's shape and dtype (float32 stays float32, integers become
     float64). Raises ValueError on any input where the result is undefined, and on an empty x.
     """
     x = check_input_x(x)
     eps = check_eps(eps)
-    axis = check_axis(axis, x.ndim)
+    axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
     # Overflow and underflow are let through here and then looked for node by node, so the
     # refusal names the first node that is not what its line says.

@@ -18,12 +18,12 @@ from ln_core.backward import Grads, cache_param_grads, times_gamma
 from ln_core.jacobian import flat_gamma, one_vector
 from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
-    check_axis,
     check_dout,
     check_eps,
     check_input_x,
     check_params,
     numeric_guard,
+    resolve_axis,
 )
 
 # Each node's line as the pages print it and the values it reads; rms_forward computes them.
@@ -102,7 +102,7 @@ def rms_forward(
     gamma: np.ndarray | None = None,
     beta: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> RMSCache:
     """Staged RMSNorm forward: out = gamma * x / sqrt(mean(x^2) + eps) + beta.
 
@@ -112,7 +112,7 @@ def rms_forward(
     """
     x = check_input_x(x)
     eps = check_eps(eps)
-    axis = check_axis(axis, x.ndim)
+    axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
     with numeric_guard("The RMSNorm forward pass"):
         sq_x = x**2
@@ -204,7 +204,7 @@ def rms_jacobian(
     x: np.ndarray,
     gamma: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> np.ndarray:
     """J[i, j] = d out_i / d x_j for one group x ((D,), or a block flattened to P entries).
 
@@ -212,6 +212,7 @@ def rms_jacobian(
     xhat_i xhat_j / P). Written from the formula, not from rms_backward, so each checks the other.
     Shape (P, P), x's dtype.
     """
+    axis = resolve_axis(axis, check_input_x(x), gamma)
     cache = rms_forward(one_vector(x, axis), flat_gamma(x, gamma, axis), None, eps)
     xhat, s = cache.normalized_x, cache.inv_sqrt_mse
     scale = s if cache.gamma is None else cache.gamma[:, None] * s
