@@ -227,3 +227,32 @@ def test_all_paths_agree_on_what_they_accept_and_on_the_answer(problem):
     condition = _condition(args[0])
     assert _errors_in_ulp(cache.out, out, out_size, args[0].dtype, condition) <= ULPS
     assert _errors_in_ulp(staged.dx, dx, dx_size, args[0].dtype, condition) <= ULPS
+
+
+# --- float16 in, float16 out, computed in float32 ------------------------------------------
+
+
+@pytest.mark.parametrize("path", [layernorm_closed_form, layernorm_forward_backward])
+def test_float16_gives_float16_computed_in_float32(path):
+    args = _problem(np.float16, 3.0)
+    result = path(*args, eps=1e-5)
+    wide = path(*(a.astype(np.float32) for a in args), eps=1e-5)
+    for name in ("out", "dx", "dgamma", "dbeta"):
+        got, expected = getattr(result, name), getattr(wide, name)
+        assert got.dtype == np.float16, name
+        np.testing.assert_array_equal(got, expected.astype(np.float16), err_msg=name)
+    out, _, out_size, _, _ = decimal_reference(*args, 1e-5)
+    assert _errors_in_ulp(result.out, out, out_size, np.float16, _condition(args[0])) <= 2
+
+
+@pytest.mark.parametrize("path", [layernorm_closed_form, layernorm_forward_backward])
+def test_a_float16_result_beyond_its_range_is_refused(path):
+    x, _, beta, dout = _problem(np.float16, 1.0)
+    gamma = np.full(6, 60000, np.float16)  # out = gamma * xhat reaches 120000 > 65504
+    with pytest.raises(ValueError, match="float16 result is not representable"):
+        path(x, gamma, beta, dout, eps=1e-5)
+
+
+def test_the_staged_pass_shows_float16_input_as_its_float32_nodes():
+    cache = forward(np.array([1.0, 2.0, 4.0], np.float16), eps=1e-5)
+    assert cache.dtype == np.float32 and cache.out.dtype == np.float32
