@@ -124,7 +124,7 @@ def run_nodes(
     return v
 
 
-def _group(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
+def group_at(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
     """'The vector at index (1,)': the group an index of a node lies in, in a student's words."""
     # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
     reduced = {a % ndim for a in axis}
@@ -141,7 +141,7 @@ def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     """
     zero = sve == 0
     if zero.any():
-        where = _group(axis, zero.ndim, np.argwhere(zero)[0])
+        where = group_at(axis, zero.ndim, np.argwhere(zero)[0])
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
         raise ValueError(
             f"{where} has zero variance (its entries are all equal) and {eps_text}, so "
@@ -174,7 +174,7 @@ def _check_nodes(nodes: Mapping[str, np.ndarray], axis: tuple[int, ...], eps: fl
     lost = differ & (sve < np.finfo(dtype).smallest_normal)
     if lost.any():
         index = np.argwhere(lost)[0]
-        group = _group(axis, lost.ndim, index).replace("The", "the", 1)
+        group = group_at(axis, lost.ndim, index).replace("The", "the", 1)
         raise ValueError(
             f"The staged pass cannot show sq_xsm = x_sm ** 2 for {group}: its entries "
             f"differ, but their squares underflow (sve = {float(sve[tuple(index)]):.1e}, "

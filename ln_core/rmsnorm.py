@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from ln_core.backward import Grads, cache_param_grads, times_gamma
+from ln_core.forward import group_at
 from ln_core.jacobian import flat_gamma, one_vector
 from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
@@ -22,6 +23,7 @@ from ln_core.validation import (
     check_eps,
     check_input_x,
     check_params,
+    check_representable,
     numeric_guard,
     resolve_axis,
 )
@@ -85,16 +87,38 @@ class RMSGrads(Grads):
     dx_via_sq_x: np.ndarray = field(repr=False)
 
 
-def _check_mse(mse: np.ndarray) -> None:
-    """mse >= eps, so it is 0 only for eps = 0 and a vector whose squares are all (rounded to) 0."""
-    zero = mse == 0
-    if zero.any():
-        which = tuple(int(i) for i in np.argwhere(zero)[0])
+def _check_nodes(cache: RMSCache) -> None:
+    """Refuse, naming the node, where a node is not what its line says (as `forward` does).
+
+    A zero mean square with eps = 0 is 0 / 0; a mean square the squares have underflowed
+    (below the smallest normal number though x is not all zeros) has lost digits.
+    """
+    advice = "Rescale x (at eps = 0 RMSNorm gives the same output for any scale of x)."
+    nodes = cache.nodes
+
+    def shown(lines: tuple[Line, ...]) -> list[tuple[str, np.ndarray]]:
+        return [(line.text(), nodes[line.name]) for line in lines]
+
+    upto_mse = RMS_NODE_NAMES.index("mse") + 1
+    check_representable("The staged RMSNorm pass", shown(RMS_LINES[:upto_mse]), advice)
+    mse = nodes["mse"]
+    if (mse == 0).any():
+        where = group_at(cache.axis, mse.ndim, np.argwhere(mse == 0)[0])
         raise ValueError(
-            f"The vector at index {which} is all zeros (or so small that its squares round to 0) "
-            "and eps = 0, so x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero "
-            "vector."
+            f"{where} is all zeros and eps = 0, so "
+            "x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero vector."
         )
+    nonzero = np.max(np.abs(cache.x), axis=cache.axis, keepdims=True) > 0
+    lost = nonzero & (mse < np.finfo(mse.dtype).smallest_normal)
+    if lost.any():
+        index = np.argwhere(lost)[0]
+        group = group_at(cache.axis, mse.ndim, index).replace("The", "the", 1)
+        raise ValueError(
+            f"The staged RMSNorm pass cannot show sq_x = x ** 2 for {group}: its squares "
+            f"underflow (mse = {float(mse[tuple(index)]):.1e}, below {mse.dtype.name}'s "
+            "smallest normal number), losing digits. " + advice
+        )
+    check_representable("The staged RMSNorm pass", shown(RMS_LINES[upto_mse:]), advice)
 
 
 def rms_forward(
@@ -114,18 +138,17 @@ def rms_forward(
     eps = check_eps(eps)
     axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
-    with numeric_guard("The RMSNorm forward pass"):
+    # Overflow and underflow are let through, then looked for node by node (_check_nodes).
+    with np.errstate(all="ignore"):
         sq_x = x**2
         mean_sq = np.mean(sq_x, axis=axis, keepdims=True)
         mse = mean_sq + eps
-        # Name a zero mean square before sqrt and 1/x turn it into a generic error.
-        _check_mse(mse)
         sqrt_mse = np.sqrt(mse)
         inv_sqrt_mse = 1 / sqrt_mse
         normalized_x = x * inv_sqrt_mse
         gx = normalized_x if gamma is None else gamma * normalized_x
         out = gx if beta is None else gx + beta
-    return RMSCache(
+    cache = RMSCache(
         x=x,
         gamma=gamma,
         beta=beta,
@@ -140,6 +163,8 @@ def rms_forward(
         gx=gx,
         out=out,
     )
+    _check_nodes(cache)
+    return cache
 
 
 def rms_backward(dout: np.ndarray, cache: RMSCache) -> RMSGrads:

@@ -24,6 +24,7 @@ from ln_core import (
     jacobian,
     layernorm_closed_form,
     layernorm_forward_backward,
+    rms_forward,
 )
 
 # A few ulp of the natural scale of each result (see _errors_in_ulp).
@@ -256,3 +257,19 @@ def test_a_float16_result_beyond_its_range_is_refused(path):
 def test_the_staged_pass_shows_float16_input_as_its_float32_nodes():
     cache = forward(np.array([1.0, 2.0, 4.0], np.float16), eps=1e-5)
     assert cache.dtype == np.float32 and cache.out.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    ("scale", "message"),
+    [
+        (1e155, r"cannot show sq_x = x \*\* 2 at index \(0, \d\): it is not representable"),
+        (1e-160, r"cannot show sq_x = x \*\* 2 for the vector at index \(0,\): its squares under"),
+    ],
+)
+def test_the_staged_rmsnorm_names_the_node_it_cannot_show(scale, message):
+    x = _problem(np.float64, scale)[0]
+    with pytest.raises(ValueError, match=message):
+        rms_forward(x, eps=0.0)
+    # at eps = 0 the scale of x does not matter: the refused x rescaled has the same output
+    rescaled = rms_forward(x * (1e-150 if scale > 1 else 1e150), eps=0.0)
+    np.testing.assert_allclose(rescaled.out, rms_forward(x / scale, eps=0.0).out, rtol=1e-14)
