@@ -125,13 +125,13 @@ def run_nodes(
 
 
 def group_at(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
-    """'The vector at index (1,)': the group an index of a node lies in, in a student's words."""
+    """'the vector at index (1,)': the group an index of a node lies in, in a student's words."""
     # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
     reduced = {a % ndim for a in axis}
     which = tuple(int(i) for k, i in enumerate(index) if k not in reduced)
     trailing = axis == tuple(range(-len(axis), 0))
     group = "vector" if trailing else "feature (normalized over the batch)"
-    return f"The {group} at index {which}" if which else f"The {group}"
+    return f"the {group} at index {which}" if which else f"the {group}"
 
 
 def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
@@ -141,7 +141,7 @@ def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     """
     zero = sve == 0
     if zero.any():
-        where = group_at(axis, zero.ndim, np.argwhere(zero)[0])
+        where = group_at(axis, zero.ndim, np.argwhere(zero)[0]).capitalize()
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
         raise ValueError(
             f"{where} has zero variance (its entries are all equal) and {eps_text}, so "
@@ -174,7 +174,7 @@ def _check_nodes(nodes: Mapping[str, np.ndarray], axis: tuple[int, ...], eps: fl
     lost = differ & (sve < np.finfo(dtype).smallest_normal)
     if lost.any():
         index = np.argwhere(lost)[0]
-        group = group_at(axis, lost.ndim, index).replace("The", "the", 1)
+        group = group_at(axis, lost.ndim, index)
         raise ValueError(
             f"The staged pass cannot show sq_xsm = x_sm ** 2 for {group}: its entries "
             f"differ, but their squares underflow (sve = {float(sve[tuple(index)]):.1e}, "
@@ -197,10 +197,13 @@ def forward(
     (LayerNorm); `axis=(-2, -1)` each (L, D) block, like torch.nn.LayerNorm((L, D)); `axis=0`
     each feature over the batch (BatchNorm's view of the same graph). axis=None (the default)
     follows gamma's shape as PyTorch's normalized_shape does (gamma (L, D) means (-2, -1)),
-    and is -1 otherwise. gamma, beta: of
-    `validation.param_shape` ((D,) unless normalizing several trailing axes), or None to skip.
-    Returns a Cache whose `out` has x's shape and dtype (float32 stays float32, integers become
-    float64). Raises ValueError on any input where the result is undefined, and on an empty x.
+    and is -1 otherwise. gamma, beta: of `validation.param_shape` ((D,) unless normalizing
+    several trailing axes), or None to skip.
+    Returns a Cache whose `out` has x's shape and dtype (float32 stays float32, float16 is
+    shown as the float32 it is computed in, integers become float64). Raises ValueError on any
+    input where the result is undefined, on an empty x, and where a node is not representable
+    (naming it: the staged pass shows its nodes as they are, so it cannot rescale; the closed
+    form, ln_core.layernorm_closed_form, does).
     """
     x = check_input_x(x)
     eps = check_eps(eps)

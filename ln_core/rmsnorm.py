@@ -103,7 +103,7 @@ def _check_nodes(cache: RMSCache) -> None:
     check_representable("The staged RMSNorm pass", shown(RMS_LINES[:upto_mse]), advice)
     mse = nodes["mse"]
     if (mse == 0).any():
-        where = group_at(cache.axis, mse.ndim, np.argwhere(mse == 0)[0])
+        where = group_at(cache.axis, mse.ndim, np.argwhere(mse == 0)[0]).capitalize()
         raise ValueError(
             f"{where} is all zeros and eps = 0, so "
             "x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero vector."
@@ -112,7 +112,7 @@ def _check_nodes(cache: RMSCache) -> None:
     lost = nonzero & (mse < np.finfo(mse.dtype).smallest_normal)
     if lost.any():
         index = np.argwhere(lost)[0]
-        group = group_at(cache.axis, mse.ndim, index).replace("The", "the", 1)
+        group = group_at(cache.axis, mse.ndim, index)
         raise ValueError(
             f"The staged RMSNorm pass cannot show sq_x = x ** 2 for {group}: its squares "
             f"underflow (mse = {float(mse[tuple(index)]):.1e}, below {mse.dtype.name}'s "
