@@ -2,8 +2,12 @@
 
 Shapes: x is (D,), (N, D) or (B, L, D); gamma and beta are (D,) and act on the last axis, or
 None to leave them out. `axis` may name several trailing axes (normalized_shape (L, D), as in
-torch.nn.LayerNorm); gamma and beta then have that block's shape.
-Bad input raises ValueError with a message meant for a student.
+torch.nn.LayerNorm); gamma and beta then have that block's shape, and left out (None) it
+follows gamma's shape as PyTorch does. Bad input raises ValueError with a message meant for a
+student. As a library: `layernorm_closed_form` and `layernorm_forward_backward` answer for any
+finite x whose normalization is defined (float16 in, float16 out); the staged `forward` and
+`backward` show every node as it is, so they refuse, naming the node, where one is not
+representable.
 """
 
 from ln_core.audit import AuditResult, audit
