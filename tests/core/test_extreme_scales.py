@@ -272,3 +272,17 @@ def test_the_staged_rmsnorm_names_the_node_it_cannot_show(scale, message):
     # at eps = 0 the scale of x does not matter: the refused x rescaled has the same output
     rescaled = rms_forward(x * (1e-150 if scale > 1 else 1e150), eps=0.0)
     np.testing.assert_allclose(rescaled.out, rms_forward(x / scale, eps=0.0).out, rtol=1e-14)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_blocks_out_of_range_take_the_closed_form_on_any_thread(threads):
+    """Rows of every scale side by side: each block of one row goes its own way."""
+    rng = np.random.default_rng(8)
+    scales = np.array([1.0, 1e300, 1e-160, 3.0, 1e-300, 1e155])[:, None]
+    x = scales * rng.normal(size=(6, 5))
+    args = (x, rng.uniform(0.5, 2.0, 5), rng.normal(size=5), rng.normal(size=(6, 5)))
+    fused = layernorm_forward_backward(*args, eps=0.0, block_rows=1, threads=threads)
+    _assert_matches_reference(fused, args, 0.0, "fused")
+    whole = layernorm_forward_backward(*args, eps=0.0, threads=threads)  # one mixed block
+    _assert_matches_reference(whole, args, 0.0, "fused, one block")
+    np.testing.assert_allclose(fused.dgamma, whole.dgamma, rtol=1e-13)
