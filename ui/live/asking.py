@@ -14,9 +14,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, Vector
-from ui import compute, state
+from ui.lesson.steps import N_STEPS, step
 from ui.live.store import Asked
-from ui.steps import N_STEPS, step
+from ui.server import compute
+from ui.session import state
 
 PAGE_TITLES = {"gamma_doubling": "If every gamma doubled"}
 

@@ -15,10 +15,10 @@ from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 
-from ui import share
 from ui.live import connect, membership, student
 from ui.live.rules import Refused
 from ui.live.store import StoreUnavailable
+from ui.session import share
 
 CLASS_PAGE = "class"
 
