@@ -152,3 +152,14 @@ def test_a_bad_join_link_is_a_message_and_the_lab_works(db, open_link, code, mes
         assert "<b>" not in warnings  # the typed code is shown literally, escaped
     student.open("Stepper").click("Next")
     student.assert_no_exception()
+
+
+def test_students_follow_the_inputs_but_not_the_projectors_presenter_mode(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    lab.open("Stepper")
+    lab.state["presenter"] = True
+    lab.state["seed"] = 7
+    lab.run()
+    student.run().run()
+    assert student.state["seed"] == 7 and student.state["presenter"] is False

@@ -21,6 +21,9 @@ from ui.live.store import StoreUnavailable
 from ui.session import share
 
 CLASS_PAGE = "class"
+# How the instructor's screen looks is not the class's view: a projector's large type stays
+# off the students' phones.
+PERSONAL = "presenter"
 
 
 def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
@@ -49,7 +52,9 @@ def publish(page_path: str) -> None:
     me = membership.current()
     if me is None or not me.teaching or page_path == CLASS_PAGE:
         return
-    query = urlencode(share.encode(st.session_state))
+    view = share.encode(st.session_state)
+    view.pop(PERSONAL, None)
+    query = urlencode(view)
     if f"{page_path}?{query}" == me.published:
         return
     try:

@@ -236,34 +236,28 @@ class Store:
             row.id, asked, row.current_round, row.round_open, row.revealed, row.opened_at
         )
 
-    def _acting_on(self, conn: Connection, class_id: int, question_id: int, round_no: int) -> None:
-        current = self._current(conn, class_id)
+    def _move(
+        self, conn: Connection, code: str, secret: str, question_id: int, round_no: int,
+        **values: object,
+    ) -> None:  # fmt: skip
+        """Change the question, if the class is still at this question and round."""
+        current = self._current(conn, self._own_class(conn, code, secret))
         if current is None or current.id != question_id or current.round != round_no:
             raise Refused("The class has moved on from that question or round; nothing changed.")
+        conn.execute(sql_update(questions).where(questions.c.id == question_id).values(**values))
 
     def reveal(self, code: str, secret: str, question_id: int, round_no: int) -> None:
         """Close the round and show the answers."""
         with self._write() as conn:
-            class_id = self._own_class(conn, code, secret)
-            self._acting_on(conn, class_id, question_id, round_no)
-            conn.execute(
-                sql_update(questions)
-                .where(questions.c.id == question_id)
-                .values(round_open=False, revealed=True)
-            )
+            self._move(conn, code, secret, question_id, round_no, round_open=False, revealed=True)
 
     def vote_again(self, code: str, secret: str, question_id: int, round_no: int) -> None:
         """Close round `round_no` and open the next, with the answer hidden again."""
         if round_no >= rules.ROUNDS:
             raise Refused(f"A question has at most {rules.ROUNDS} rounds.")
         with self._write() as conn:
-            class_id = self._own_class(conn, code, secret)
-            self._acting_on(conn, class_id, question_id, round_no)
-            conn.execute(
-                sql_update(questions)
-                .where(questions.c.id == question_id)
-                .values(current_round=round_no + 1, round_open=True, revealed=False)
-            )
+            self._move(conn, code, secret, question_id, round_no,
+                       current_round=round_no + 1, round_open=True, revealed=False)  # fmt: skip
             conn.execute(
                 insert(rounds).values(
                     question_id=question_id, number=round_no + 1, opened_at=self.clock()
