@@ -492,7 +492,11 @@ def _reachable() -> Iterator[None]:
 
 def _engine(url: str) -> Engine:
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+        # A database host that does not answer fails in seconds, not at the TCP timeout.
+        return create_engine(
+            url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+            connect_args={"connect_timeout": 5},
+        )  # fmt: skip
     engine = create_engine(url, connect_args={"timeout": 30})
 
     @event.listens_for(engine, "connect")
