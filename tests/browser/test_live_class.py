@@ -2,9 +2,10 @@
 
 Both app processes share one SQLite store (LNLAB_CLASS_DB), as on one machine. The students
 join by the link the Class page shows, land on both processes, follow the instructor through
-three steps, vote, see the reveal, vote again; the instructor downloads the results. Every count
-is checked on the instructor's page, in the file and in the store; a student can neither reveal
-nor vote twice. Screenshots: the instructor's view at 1024x768, a student's at 390x844.
+three steps, vote, see the reveal, vote again; the instructor downloads the results. One process
+is restarted right after the first votes (nothing is lost; its browsers reconnect and find their
+votes) and the instructor reloads (the class stays). Every count is checked on the instructor's
+page, in the file and in the store; a student can neither reveal nor vote twice. Screenshots: the instructor's view at 1024x768, a student's at 390x844.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ pytestmark = pytest.mark.browser
 STUDENTS = 5
 PROJECTOR = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}
+CONNECTED = """() => document.querySelector('[data-testid="stApp"]')
+    ?.getAttribute("data-test-connection-state") === "CONNECTED" """
 FOLLOW_MS = 20_000  # generous for a loaded machine; bench/bench_class.py measures the delay
 
 
@@ -145,6 +148,14 @@ def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
         expect(_metric(teacher, "Answered, round 1")).to_contain_text(f"{STUDENTS} of {STUDENTS}")
         # Before the reveal nobody sees the distribution.
         assert kit.main(teacher).locator('[data-testid="stPlotlyChart"]').count() == 0
+        # One process stopped right after the votes and started again: nothing acknowledged
+        # is lost, and its browsers reconnect to a fresh session that finds their votes.
+        replicas.restart(0)
+        for _, tab in [(None, teacher), *students]:
+            tab.wait_for_function(CONNECTED, timeout=60_000)
+        for _, tab in students:
+            expect(_bar(tab)).to_contain_text("Your vote is counted")
+        assert sum(store.status(code, secret).counts[1]) == STUDENTS
 
         # A student can neither vote twice (a second tab of the same browser: it rejoins,
         # follows, and finds the vote counted) nor reveal (no control, and /class without the
