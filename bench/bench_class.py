@@ -127,7 +127,8 @@ class Student:
         while not stop.is_set():
             started = time.monotonic()
             try:
-                if self.vote_at is not None and not self.voted and started >= self.vote_at:
+                due = self.vote_at is not None and not self.voted and started >= self.vote_at
+                if due and "Your answer" in self.session.widgets:
                     await self.vote()
                 else:
                     result = await self.session.rerun(fragment_id=self.bar)
@@ -140,9 +141,7 @@ class Student:
             await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
 
     async def vote(self) -> None:
-        radio = self.session.widgets.get("Your answer")
-        if radio is None:
-            return  # the question is not on this student's screen yet: next poll
+        radio = self.session.widgets["Your answer"]
         option = self.rng.randrange(len(radio.proto.options))
         choice = widget_state(radio, radio.proto.options[option])
         # As in a browser: choosing enables Vote (a rerun of the bar), then Vote is clicked.
