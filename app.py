@@ -30,7 +30,7 @@ shown = [p for p in PAGES if p.url_path not in hidden]
 page = st.navigation(shown)
 presenter.apply_style()
 if "controls" not in hidden:
-    sidebar.draw()
+    sidebar.draw(page.url_path)
 share.show_link_problems()
 share.write_link()
 reconnect.keep_view(page)

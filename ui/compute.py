@@ -177,7 +177,9 @@ def rms(inputs: Inputs) -> tuple[ln_core.RMSCache, ln_core.RMSGrads]:
 
 @cached(8, 8)
 def bundle(inputs: Inputs) -> Bundle:
-    return make_bundle(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
+    return make_bundle(
+        inputs.x, inputs.layer_gamma, inputs.layer_beta, inputs.dout, inputs.eps, inputs.axis
+    )
 
 
 @cached(64, 8)

@@ -6,6 +6,7 @@ import html
 
 from teaching.glossary import described, meaning
 from ui.bundle import Bundle
+from ui.inputs import AFFINE, PER
 from ui.tables import vectors_frame
 
 _STYLE = """
@@ -33,7 +34,9 @@ def html_report(bundle: Bundle) -> str:
     )
     sections = [
         f"<h1>LayerNorm Lab report</h1><p>x of shape {tuple(meta['shape'])}, "
-        f"{meta['dtype']}, eps = {meta['eps']:g}. The gradient check "
+        f"{meta['dtype']}, eps = {meta['eps']:g}, affine parameters: "
+        f"{html.escape(AFFINE[meta['affine']])}, normalized {html.escape(PER[meta['per']])}. "
+        "The gradient check "
         f"<b class='{'pass' if meta['passed'] else 'fail'}'>{verdict}</b> "
         f"(step h = {meta['h']:.2e}, tolerance {meta['tolerance']:g}).</p>",
         *(f"<p>{html.escape(advice)}</p>" for advice in meta["cannot_resolve"]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from teaching.presets import PRESETS
-from ui import state
+from ui import affine_control, compute, state
 from ui.errors import shown_errors
 from ui.fields import number_field, whole_field
 from ui.limits import EPS_MAX, SIDEBAR
@@ -21,8 +21,9 @@ def _dimension(label: str, key: str, help_text: str) -> None:
     whole_field(label, key, limits.low, limits.high, help_text, state.on_shape_change)
 
 
-def draw() -> None:
-    """Preset, shape, seed, eps and dtype; then a check that they define a LayerNorm."""
+def draw(url_path: str) -> None:
+    """Preset, shape, seed, eps and dtype; then a check that they define a LayerNorm, with
+    the layer options of the page at `url_path` (so it agrees with what the page shows)."""
     with st.sidebar:
         st.selectbox(
             "Preset",
@@ -61,7 +62,7 @@ def draw() -> None:
         )
         st.radio("dtype", state.DTYPES, horizontal=True, **state.bound("dtype"))
         with shown_errors():
-            state.check()
+            compute.forward(affine_control.for_page(state.inputs(), url_path))
         st.divider()
         st.toggle(
             "Presenter mode",

@@ -264,11 +264,6 @@ def inputs(dtype_name: str | None = None) -> Inputs:
     )
 
 
-def check() -> None:
-    """Raise ValueError if the current inputs do not define a LayerNorm output."""
-    compute.forward(inputs())
-
-
 def bound(
     key: str,
     on_change: Callable[[], None] | None = None,

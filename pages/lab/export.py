@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from ui import caps, compute, share, state
+from ui import affine_control, caps, compute, share, state
 from ui.bundle import numpy_snippet, to_json, to_npz
 from ui.errors import stops_on_error
 from ui.report import html_report
@@ -28,7 +28,8 @@ st.caption(
     "Figures download as PNG from their toolbar's camera icon."
 )
 with stops_on_error():
-    inputs = state.inputs()
+    # The layer options the Stepper and Gradient check show (affine, per sequence).
+    inputs = affine_control.for_page(state.inputs(), "export")
     bundle = compute.bundle(inputs)
     downloads = [
         ("JSON bundle", to_json, "layernorm_example.json", "application/json", "data_object"),
@@ -43,6 +44,7 @@ with stops_on_error():
     st.markdown("**The example in plain NumPy**")
     st.caption(
         "The inputs, the ten forward lines and the backward pass, needing nothing but NumPy: "
-        "run it anywhere and it prints out, dx, dgamma and dbeta, the numbers this lab shows."
+        "run it anywhere and it prints out, dx and the gradients of gamma and beta (those the "
+        "layer applies), the numbers this lab shows with the Stepper's options."
     )
     st.code(numpy_snippet(bundle), language="python", wrap_lines=True)

@@ -36,8 +36,7 @@ st.caption(
     "error comes from (an entry whose exact gradient is near 0 can show a large error in a "
     "tensor that passes)."
 )
-# Per sequence, a sequence is one group: the same bound as D per token.
-MAX_GROUP = caps.CAPS["gradcheck"].max_d
+MAX_GROUP = affine_control.PAGES["gradcheck"]
 affine_control.draw(MAX_GROUP)
 
 with stops_on_error():
