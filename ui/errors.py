@@ -17,12 +17,19 @@ import streamlit as st
 
 from ui.limits import SHOWN_CHARS, SHOWN_PROBLEMS
 
-_ESCAPED = str.maketrans({c: "\\" + c for c in string.punctuation})
+# Streamlit's Markdown also links bare text that looks like an address ("https://", "www.",
+# "name@host"), whatever its escapes. An invisible word joiner after each ':', '.' and '@'
+# breaks every such pattern and leaves the text looking exactly as typed.
+_JOINER = "\u2060"
+_ESCAPED = str.maketrans(
+    {c: "\\" + c + (_JOINER if c in ":.@" else "") for c in string.punctuation}
+)
 _ICON = ":material/error:"
 
 
 def literal(text: object, limit: int = SHOWN_CHARS) -> str:
-    """`text` quoted for a Markdown message: shown as typed, never as a link, image or formula.
+    """`text` quoted for a Markdown message: shown as typed, never as a link (autolinks of
+    addresses included), image or formula.
 
     Longer text is cut to `limit` characters; line breaks become spaces.
     """

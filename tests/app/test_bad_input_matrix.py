@@ -16,11 +16,17 @@ import re
 import numpy as np
 import pytest
 
+from ui.share import ARRAYS, SCALARS
+
 LINK_WARNING = "Parts of this link were not usable"
 CSV_BUTTON = "Use this CSV for x"
 CONSTANT = "Constant vector"
 # Markdown that would act (a link, an image, a formula, HTML) unless escaped by a backslash.
 ACTIVE_MARKDOWN = re.compile(r"(?<!\\)(\]\(|!\[|\$|<[a-zA-Z/])")
+# What Streamlit's Markdown (GFM) links even when escaped: an address, a www. host, an e-mail.
+AUTOLINK = re.compile(r"(https?|ftp)://|www\.[\w-]|[\w.+-]@[\w-]", re.IGNORECASE)
+# Addresses a student (or a prank) may type anywhere text is echoed back.
+ADDRESSES = ("https://ev.il/login", "www.ev.il/x", "user@ev.il", "[Sign in](https://ev.il)")
 NON_FINITE_WORD = re.compile(r"(?<![A-Za-z])(nan|inf|-inf|infinity)(?![A-Za-z])", re.IGNORECASE)
 # Blank by design: a formula that is already right has no corrected form.
 MAY_BE_BLANK = {"corrected form's error"}
@@ -58,15 +64,30 @@ def _shown_numbers_are_finite(lab) -> None:
 
 
 def _messages(lab) -> list[str]:
-    """Every error and warning on the page, with Markdown's escaping backslashes removed."""
+    """Every error and warning on the page, with Markdown's escaping backslashes and the
+    invisible word joiners that keep an address from being linked removed."""
     shown = [e.value for e in lab.at.error] + [w.value for w in lab.at.warning]
-    return [m.replace("\\", "") for m in shown]
+    return [m.replace("\\", "").replace("\u2060", "") for m in shown]
+
+
+def _assert_inert(lab) -> None:
+    """No message, caption or Markdown body on the page holds text Markdown would link."""
+    bodies = [
+        e.value
+        for kind in ("error", "warning", "info", "markdown", "caption")
+        for e in getattr(lab.at, kind)
+    ]
+    for body in bodies:
+        # GFM finds addresses in the text its backslash escapes leave.
+        unescaped = re.sub(r"\\(.)", r"\1", body)
+        assert not AUTOLINK.search(unescaped), f"would be auto-linked: {body!r}"
 
 
 def _assert_safe(lab, *expected: str) -> None:
     """The page rendered, no NaN/inf, and (if given) a message holding each expected phrase."""
     lab.assert_no_exception()
     assert len(lab.at.main.children) > 0, "the page drew nothing"
+    _assert_inert(lab)
     _shown_numbers_are_finite(lab)
     if expected:
         messages = _messages(lab)
@@ -194,11 +215,17 @@ HOSTILE_TEXT = {
     "x": "1,2,[a](http://b.example)",
     "upstream": ":red[loss]",
 }
+# Every key a link may carry, each given one of the addresses in turn.
+LINK_KEYS = (*SCALARS, *ARRAYS, "hide")
+HOSTILE_LINKS = [
+    *HOSTILE_TEXT.items(),
+    *((key, ADDRESSES[i % len(ADDRESSES)]) for i, key in enumerate(LINK_KEYS)),
+]
 
 
-@pytest.mark.parametrize("key", list(HOSTILE_TEXT))
-def test_link_text_is_echoed_literally(open_link, key):
-    lab = open_link({key: HOSTILE_TEXT[key]})
+@pytest.mark.parametrize(("key", "text"), HOSTILE_LINKS)
+def test_link_text_is_echoed_literally(open_link, key, text):
+    lab = open_link({key: text})
     _assert_safe(lab)
     (warning,) = [w.value for w in lab.at.warning]
     assert LINK_WARNING in warning
@@ -206,7 +233,8 @@ def test_link_text_is_echoed_literally(open_link, key):
     assert not ACTIVE_MARKDOWN.search(body), body
     assert not re.search(r"(?<!\\)[*`:]", body.replace("- ", "", 1)), body
     # What stands in the message reads as the student typed it (escapes aside).
-    assert HOSTILE_TEXT[key].split(",")[-1][:40].replace("\\", "") in body.replace("\\", "")
+    shown = body.replace("\\", "").replace("\u2060", "")
+    assert text.split(",")[-1][:40].replace("\\", "") in shown
     _sidebar_drawn(lab)
 
 
@@ -301,6 +329,7 @@ BAD_CSV = {
     "a link in a cell": ("[x](http://y.example),1", "not a number"),
     "ragged lines": ("1,2\n3", "same number of values"),
     "an empty value": ("1,,3", "empty"),
+    **{f"an address: {a}": (f"1,{a}", "not a number") for a in ADDRESSES},
 }
 
 
@@ -384,6 +413,7 @@ BAD_CELLS = {
     "2 3": "not a number",
     "[a](http://b.example)": "not a number",
     "$x$": "not a number",
+    **{address: "not a number" for address in ADDRESSES},
 }
 
 
@@ -448,6 +478,10 @@ BAD_FIELDS = [
     ("eps", "nan", "not a number"),
     ("eps", "11", "from 0 to 10"),
     ("eps", "-1e-9", "from 0 to 10"),
+    *(
+        (key, address, "not a number")
+        for key, address in zip(("seed", "eps", "d", "n"), ADDRESSES, strict=True)
+    ),
 ]
 
 
@@ -506,6 +540,8 @@ MALFORMED = {
     "an unknown field": {"edited_rows": {}, "moved_rows": [1]},
     "a message that is a list": [1, 2, 3],
     "a message that is text": "edited_rows",
+    "a row that is an address": {"edited_rows": {"https://ev.il": {"0": "1"}}},
+    "a column that is an address": {"edited_rows": {0: {"user@ev.il": "1"}}},
 }
 
 
