@@ -121,22 +121,59 @@ def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
     return LinkState(values, arrays, frozenset(hidden), problems)
 
 
+# Link values that pick one entry of an axis of x: state key -> (query key, what an entry
+# of that axis is). Whether they fit is only known once the shape is.
+INDEXES = {
+    "one_hot_index": ("onehot", "output"),
+    "view_b": ("vb", "row (or batch element)"),
+    "view_t": ("vt", "token"),
+}
+SHAPE_KEYS = {"shape_kind": "shape", "d": "d", "n": "n", "b": "b", "l": "l"}
+
+
+def _index_sizes(shape: tuple[int, ...]) -> dict[str, int]:
+    """How many entries each INDEXES key may choose from in x of `shape`."""
+    return {
+        "one_hot_index": shape[-1],
+        "view_b": shape[0] if len(shape) >= 2 else 1,
+        "view_t": shape[1] if len(shape) == 3 else 1,
+    }
+
+
 def apply(link: LinkState, session: Any) -> list[str]:
     """Write a parsed link into the session state; returns problems found while applying.
 
     Arrays only apply when they fit the shape the link's controls give; the others keep the
-    preset's numbers.
+    preset's numbers. A chosen entry past the end of its axis is refused, not moved.
     """
     problems = []
-    session.update(link.values)
+    session.update({k: v for k, v in link.values.items() if k not in INDEXES})
     state.regenerate()
     shape = session["x"].shape
-    # A hand-written preset keeps its own shape; the sidebar must say so.
+    # A hand-written preset keeps its own shape; the sidebar must say so, and so must we.
     state.show_shape(shape)
-    # regenerate() resets the chosen vector; the link's choice wins.
-    for key in ("view_b", "view_t"):
-        if key in link.values:
+    overridden = [
+        f"{SHAPE_KEYS[k]}={link.values[k]}"
+        for k in SHAPE_KEYS
+        if k in link.values and session[k] != link.values[k]
+    ]
+    if overridden:
+        problems.append(
+            f"{', '.join(overridden)} not used: the preset {literal(session['preset'])} has "
+            f"its own shape {' x '.join(map(str, shape))}"
+        )
+    # regenerate() resets the chosen entries; the link's choice wins when it exists.
+    for key, size in _index_sizes(shape).items():
+        if key not in link.values:
+            continue
+        if link.values[key] < size:
             session[key] = link.values[key]
+        else:
+            query, what = INDEXES[key]
+            problems.append(
+                f"{query}={link.values[key]} asks for {what} {link.values[key]}, but x of shape "
+                f"{' x '.join(map(str, shape))} has {size} (numbered from 0); 0 is used"
+            )
     expected = {
         "x": shape,
         "gamma": shape[-1:],
@@ -195,11 +232,19 @@ def load_link_once(page_names: list[str]) -> None:
     if session.get("link_loaded"):
         return
     session["link_loaded"] = True
-    params = {key: st.query_params[key] for key in st.query_params}
-    if not params:
+    given = {key: st.query_params.get_all(key) for key in st.query_params}
+    if not given:
         return
+    # A key given twice is ambiguous: neither value is taken over the other.
+    repeated = [
+        f"{key} is given {len(values)} times ({', '.join(literal(v) for v in values[:3])}); "
+        "a link names each once, so none was used"
+        for key, values in given.items()
+        if len(values) > 1
+    ]
+    params = {key: values[0] for key, values in given.items() if len(values) == 1}
     link = parse(params, page_names)
-    session["link_problems"] = link.problems + apply(link, session)
+    session["link_problems"] = repeated + link.problems + apply(link, session)
 
 
 def show_link_problems() -> None:

@@ -270,6 +270,7 @@ def test_a_long_link_gives_a_short_warning(open_link, params, problems):
         ("eps", "-1e-3", "eps", 1e-5),
         ("eps", "inf", "eps", 1e-5),
         ("eps", "1e400", "eps", 1e-5),
+        ("eps", "1e-400", "eps", 1e-5),
         ("vb", "99", "view_b", 0),
         ("onehot", "5000", "one_hot_index", 0),
         ("presenter", "yes", "presenter", False),
@@ -301,6 +302,55 @@ def test_a_link_number_in_any_notation_means_what_it_says(open_link, params, sta
     np.testing.assert_array_equal(lab.state[state_key], meant)
 
 
+# -- links: nothing the link asks for is changed without a word --------------------------------
+
+SILENT_CHANGES = {
+    "a one-hot output past D": ({"d": "8", "upstream": "one_hot", "onehot": "100"}, "onehot=100"),
+    "a row past N": ({"shape": "rows", "n": "3", "vb": "10"}, "vb=10"),
+    "a token past L": ({"shape": "tokens", "l": "3", "vt": "10"}, "vt=10"),
+    "a batch element past B": ({"shape": "tokens", "b": "2", "vb": "5"}, "vb=5"),
+    "a fixed preset's own shape": (
+        {"preset": "Classroom (D = 4, integers)", "d": "1024", "n": "32"},
+        "d=1024, n=32 not used",
+    ),
+    "a key given twice": ({"seed": ["1", "2"]}, "seed is given 2 times"),
+    "a number that underflows": ({"shape": "vector", "d": "3", "x": "1,1e-400,2"}, "too small"),
+}
+
+
+@pytest.mark.parametrize("case", list(SILENT_CHANGES))
+def test_a_link_that_cannot_be_followed_as_written_says_what_was_changed(open_link, case):
+    params, phrase = SILENT_CHANGES[case]
+    lab = open_link(params)
+    _assert_safe(lab, LINK_WARNING, phrase)
+    link = lab.link()
+    assert any(link.get(key) != value for key, value in params.items()), link
+
+
+def test_an_index_that_fits_is_taken_without_a_word(open_link):
+    lab = open_link({"shape": "tokens", "b": "2", "l": "3", "vb": "1", "vt": "2", "onehot": "7"})
+    _assert_safe(lab)
+    assert not lab.at.warning, _messages(lab)
+    assert (lab.state["view_b"], lab.state["view_t"], lab.state["one_hot_index"]) == (1, 2, 7)
+
+
+def test_the_audit_never_measures_against_terms_of_infinite_size(open_link):
+    # With eps = 0 the variance of these entries is ~1e-300: its powers overflow.
+    for entries in ("1e-150,-1e-150,0", ",".join(["1e-150,-1e-150,0"] * 8)):
+        d = str(entries.count(",") + 1)
+        lab = open_link({"shape": "vector", "d": d, "eps": "0", "x": entries}).open(
+            "Derivation audit"
+        )
+        _assert_safe(lab)
+        texts = [
+            str(value)
+            for frame in lab.at.main.dataframe
+            for column in frame.value.columns
+            for value in frame.value[column]
+        ] + [e.value for kind in ("markdown", "caption", "info") for e in getattr(lab.at, kind)]
+        assert not [t for t in texts if NON_FINITE_WORD.search(t)], "an infinite size is shown"
+
+
 # -- CSV: paste and upload ---------------------------------------------------------------------
 
 
@@ -329,6 +379,8 @@ BAD_CSV = {
     "a link in a cell": ("[x](http://y.example),1", "not a number"),
     "ragged lines": ("1,2\n3", "same number of values"),
     "an empty value": ("1,,3", "empty"),
+    "a number that underflows to 0": ("1e-400,2", "too small"),
+    "a number float64 keeps only in part": ("2,-3e-320", "too small"),
     **{f"an address: {a}": (f"1,{a}", "not a number") for a in ADDRESSES},
 }
 
@@ -413,6 +465,8 @@ BAD_CELLS = {
     "2 3": "not a number",
     "[a](http://b.example)": "not a number",
     "$x$": "not a number",
+    "1e-400": "too small",
+    "-1e-310": "too small",
     **{address: "not a number" for address in ADDRESSES},
 }
 
@@ -478,6 +532,8 @@ BAD_FIELDS = [
     ("eps", "nan", "not a number"),
     ("eps", "11", "from 0 to 10"),
     ("eps", "-1e-9", "from 0 to 10"),
+    ("eps", "1e-400", "too small"),
+    ("eps", "5e-324", "too small"),
     *(
         (key, address, "not a number")
         for key, address in zip(("seed", "eps", "d", "n"), ADDRESSES, strict=True)
