@@ -2,7 +2,10 @@
 
 import streamlit as st
 
-import ui.server_memory  # first: the allocator settings that let the server give memory back
+# First: what a widget message no browser sends is read as (before any session runs), and the
+# allocator settings that let the server give memory back (before the heavy libraries).
+import ui.server.widget_messages
+import ui.server_memory
 import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
 from ui import guide, presenter, reconnect, share, sidebar, state
 

@@ -14,21 +14,27 @@ lives on across reruns and page switches:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
+from ln_core.audit import DOCUMENTS
+from ln_core.bugs import Bug
 from ln_core.validation import as_float_array, check_shape
 from teaching.presets import PRESETS, make_example
 from teaching.upstream import one_hot
 from ui import compute
 from ui.csv_io import parse_csv
 from ui.errors import literal
-from ui.inputs import Inputs
+from ui.inputs import AFFINE, PER, Inputs
+from ui.limits import SIDEBAR
+from ui.numbers import parse_eps, parse_whole
+from ui.steps import N_STEPS
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
 UPSTREAM_KINDS = {
@@ -39,6 +45,30 @@ UPSTREAM_KINDS = {
     "edited": "edited by hand",
 }
 DTYPES = ("float64", "float32")
+NORM_KINDS = ("layer", "batch", "rms")
+
+
+def one_of(options: Collection[Any]) -> Callable[[Any], Any]:
+    """A check that a value is one of `options`, of the same type (a widget message may send
+    1 for "1", or a list); raises ValueError otherwise."""
+
+    def check(value: Any) -> Any:
+        if not any(type(value) is type(o) and value == o for o in options):
+            raise ValueError("is not one of the choices offered")
+        return value
+
+    return check
+
+
+def whole(low: int, high: int) -> Callable[[Any], int]:
+    """A check that a value is a whole number from `low` to `high` (text is read as typed)."""
+    return partial(parse_whole, low=low, high=high)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("is not on or off")
+    return value
 
 
 class Persist(Enum):
@@ -52,38 +82,57 @@ class Persist(Enum):
 
 @dataclass(frozen=True)
 class Key:
-    """One session key: its first value (None: made on demand) and how it persists."""
+    """One session key: its first value (None: made on demand), how it persists, and for a
+    key a widget writes, the check every value must pass (it returns the value to store, or
+    raises ValueError saying why not)."""
 
     default: Any
     persist: Persist
     meaning: str
+    valid: Callable[[Any], Any] | None = None
 
 
 _S, _P, _W, _D = Persist.SIDEBAR, Persist.PAGE, Persist.WIDGET, Persist.DERIVED
 SCHEMA: dict[str, Key] = {
-    "preset": Key("Random normal", _S, "the example the arrays are built from"),
-    "shape_kind": Key("rows", _S, "vector, rows or tokens"),
-    "d": Key(8, _S, "D, features per vector"),
-    "n": Key(3, _S, "N, vectors in a table of rows"),
-    "b": Key(2, _S, "B, sequences in a batch of tokens"),
-    "l": Key(3, _S, "L, tokens per sequence"),
-    "seed": Key(0, _S, "the seed of every random array"),
-    "eps": Key(1e-5, _S, "added to the variance"),
-    "dtype": Key("float64", _S, "the dtype every page computes in"),
-    "presenter": Key(False, _S, "larger type for a projector"),
-    "presenter_sidebar": Key(False, _P, "the sidebar kept open in presenter mode"),
-    "upstream": Key("random", _P, "where dout comes from (a key of UPSTREAM_KINDS)"),
-    "one_hot_index": Key(0, _P, "the output a one-hot dout puts its 1 on"),
-    "step": Key(1, _P, "the stepper's step, 1 to 20"),
-    "quiz": Key(False, _P, "predict before reveal on the stepper"),
-    "view_b": Key(0, _P, "the chosen row, or batch element"),
-    "view_t": Key(0, _P, "the chosen token of a batch element"),
-    "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page"),
-    "bug": Key("drop_variance_path", _P, "the gradient check's chosen bug (a Bug's value)"),
-    "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths"),
-    "audit_document": Key("000", _P, "the audit document whose formulas are unfolded"),
-    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.inputs.AFFINE)"),
-    "per": Key("token", _P, "a token batch normalized per token or per sequence"),
+    "preset": Key("Random normal", _S, "the example the arrays are built from", one_of(PRESETS)),
+    "shape_kind": Key("rows", _S, "vector, rows or tokens", one_of(SHAPE_KINDS)),
+    **{
+        key: Key(default, _S, meaning, whole(SIDEBAR[key].low, SIDEBAR[key].high))
+        for key, default, meaning in (
+            ("d", 8, "D, features per vector"),
+            ("n", 3, "N, vectors in a table of rows"),
+            ("b", 2, "B, sequences in a batch of tokens"),
+            ("l", 3, "L, tokens per sequence"),
+            ("seed", 0, "the seed of every random array"),
+        )
+    },
+    "eps": Key(1e-5, _S, "added to the variance", parse_eps),
+    "dtype": Key("float64", _S, "the dtype every page computes in", one_of(DTYPES)),
+    "presenter": Key(False, _S, "larger type for a projector", _flag),
+    "presenter_sidebar": Key(False, _P, "the sidebar kept open in presenter mode", _flag),
+    "upstream": Key(
+        "random", _P, "where dout comes from (a key of UPSTREAM_KINDS)", one_of(UPSTREAM_KINDS)
+    ),
+    "one_hot_index": Key(
+        0, _P, "the output a one-hot dout puts its 1 on", whole(0, SIDEBAR["d"].high - 1)
+    ),
+    "step": Key(1, _P, "the stepper's step, 1 to 20", one_of(range(1, N_STEPS + 1))),
+    "quiz": Key(False, _P, "predict before reveal on the stepper", _flag),
+    "view_b": Key(0, _P, "the chosen row, or batch element", whole(0, SIDEBAR["n"].high - 1)),
+    "view_t": Key(0, _P, "the chosen token of a batch element", whole(0, SIDEBAR["l"].high - 1)),
+    "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page", one_of(NORM_KINDS)),
+    "bug": Key(
+        "drop_variance_path",
+        _P,
+        "the gradient check's chosen bug (a Bug's value)",
+        one_of([bug.value for bug in Bug]),
+    ),
+    "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths", _flag),
+    "audit_document": Key(
+        "000", _P, "the audit document whose formulas are unfolded", one_of(DOCUMENTS)
+    ),
+    "affine": Key("both", _P, "which of gamma and beta the layer applies", one_of(AFFINE)),
+    "per": Key("token", _P, "a token batch normalized per token or per sequence", one_of(PER)),
     "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),
     "csv_text": Key(None, _W, "the pasted CSV"),
     "csv_file": Key(None, _W, "the uploaded CSV"),
@@ -275,9 +324,11 @@ def bound(
 
     The one rule for sidebar controls and page widgets alike: the state key is the truth.
     It is copied into the widget (through `show`) before the widget is drawn, and back
-    (through `parse`) when the user changes it. A value `parse` refuses is not stored: the
-    reason goes to field_problems and the widget shows the kept value on the next run.
-    `widget` tells apart several widgets bound to the same key.
+    (through `parse`, then the key's schema check) when the user changes it. A value either
+    refuses is not stored: a typed number's reason goes to field_problems, shown under its
+    field; any other widget's value can only be wrong if the message was built by hand, and
+    a toast says so. The widget shows the kept value on the next run. `widget` tells apart
+    several widgets bound to the same key.
     """
     s = st.session_state
     widget_key = f"w_{key}_{widget}"
@@ -287,8 +338,15 @@ def bound(
         typed = s[widget_key]
         problems = {k: v for k, v in s["field_problems"].items() if k != key}
         try:
-            value = parse(typed) if parse else typed
+            value = SCHEMA[key].valid(parse(typed) if parse else typed)
         except ValueError as err:
+            if parse is None:
+                st.toast(
+                    f"A control sent {literal(typed)} for {SCHEMA[key].meaning}, which "
+                    f"{err}: not used, it stays {literal(s[key])}.",
+                    icon=":material/block:",
+                )
+                return
             s["field_problems"] = {**problems, key: (literal(typed), str(err))}
             return
         s["field_problems"] = problems

@@ -597,6 +597,10 @@ MALFORMED = {
     "a message that is a list": [1, 2, 3],
     "a message that is text": "edited_rows",
     "a row that is an address": {"edited_rows": {"https://ev.il": {"0": "1"}}},
+    "a row keyed 1.5": {"edited_rows": {"1.5": {"0": "1"}}},
+    "a message that is null": None,
+    "a message that is an empty list": [],
+    "a message that is a number": 42,
     "a column that is an address": {"edited_rows": {0: {"user@ev.il": "1"}}},
 }
 
@@ -669,3 +673,126 @@ def test_a_page_number_field_stores_what_is_typed_or_refuses_it(
         _assert_safe(lab)
         lab.assert_clean()
         assert lab.state[key] == meant
+
+
+# -- hand-built widget messages: any value of any type, for every widget bound to the state ------
+
+# widget key -> (page it is drawn on, link that shows it)
+BOUND_WIDGETS = {
+    "w_preset_": ("Overview", {}),
+    "w_shape_kind_": ("Overview", {}),
+    "w_dtype_": ("Overview", {}),
+    "w_presenter_": ("Overview", {}),
+    "w_d_": ("Overview", {}),
+    "w_eps_": ("Overview", {}),
+    "w_upstream_": ("Inputs", {}),
+    "w_step_slider": ("Stepper", {}),
+    "w_step_jump": ("Stepper", {}),
+    "w_quiz_": ("Stepper", {}),
+    "w_affine_": ("Stepper", {}),
+    "w_per_": ("Stepper", {"shape": "tokens"}),
+    "w_view_b_": ("Stepper", {"shape": "tokens"}),
+    "w_jacobian_paths_": ("Jacobian", {}),
+    "w_bug_": ("Gradient check", {}),
+    "w_norm_kind_": ("LayerNorm vs BatchNorm", {}),
+    "w_audit_document_": ("Derivation audit", {}),
+    "w_presenter_popover": ("Overview", {"presenter": "1"}),
+    "w_presenter_sidebar_": ("Overview", {"presenter": "1"}),
+}
+# A value of every type a widget message can carry, right type or not.
+HOSTILE_VALUES = [
+    ("string_value", "Nope"),
+    ("string_value", ""),
+    ("string_value", "{"),
+    ("int_value", 42),
+    ("int_value", -1),
+    ("double_value", 1.5),
+    ("double_value", 1e300),
+    ("bool_value", True),
+    ("json_value", "null"),
+    ("json_value", "[]"),
+]
+
+
+def _send(lab, widget_key: str, field: str, value) -> None:
+    """Run with one widget's state replaced by `field`=`value`, as a hand-built message would."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    (node,) = [w for w in lab.at._tree if getattr(w, "key", None) == widget_key]
+    states = lab.at._tree.get_widget_states()
+    kept = [w for w in states.widgets if w.id != node.id]
+    del states.widgets[:]
+    states.widgets.extend(kept)
+    hostile = WidgetState(id=node.id)
+    if field == "double_array_value":
+        hostile.double_array_value.data.extend(value)
+    else:
+        setattr(hostile, field, value)
+    states.widgets.append(hostile)
+    lab.at._run(states)
+
+
+@pytest.mark.parametrize("widget_key", list(BOUND_WIDGETS))
+def test_a_hand_built_widget_message_never_breaks_the_session(open_link, widget_key):
+    from ui.state import SCHEMA
+
+    page, link = BOUND_WIDGETS[widget_key]
+    key = widget_key[2:].rsplit("_", 1)[0]
+    lab = open_link(link).open(page)
+    lab.assert_clean()
+    for field, value in [*HOSTILE_VALUES, ("double_array_value", [3.0, 99.0])]:
+        _send(lab, widget_key, field, value)
+        case = f"{widget_key} given {field}={value!r}"
+        lab.assert_no_exception()
+        assert SCHEMA[key].valid(lab.state[key]) == lab.state[key], case
+        lab.run()  # the next run is clean: nothing is left broken
+        lab.assert_no_exception()
+        _sidebar_drawn(lab)
+
+
+@pytest.mark.parametrize(
+    ("widget_key", "page", "value"),
+    [
+        ("w_preset_", "Overview", "Nope"),
+        ("w_affine_", "Stepper", "all"),
+        ("w_bug_", "Gradient check", "https://ev.il"),
+        ("w_audit_document_", "Derivation audit", "999"),
+    ],
+)
+def test_a_choice_a_select_box_does_not_offer_is_named_and_not_used(lab, widget_key, page, value):
+    key = widget_key[2:].rsplit("_", 1)[0]
+    lab.open(page)
+    kept = lab.state[key]
+    _send(lab, widget_key, "string_value", value)
+    lab.assert_no_exception()
+    assert lab.state[key] == kept
+    (toast,) = [t.value for t in lab.at.toast]
+    assert "not used" in toast and value.split("/")[-1] in toast.replace("\\", "").replace(
+        "\u2060", ""
+    ), toast
+    assert not AUTOLINK.search(re.sub(r"\\(.)", r"\1", toast)), toast
+    lab.run()
+    lab.assert_clean()
+
+
+@pytest.mark.parametrize("text", ["{", "null", "[]", "42", '{"edited_rows": {"a": 1}}', '"x"'])
+def test_a_hand_built_table_message_never_breaks_the_session(lab, text):
+    lab.open("Inputs")
+    kept = lab.state["x"].copy()
+    _send(lab, lab.editor_key("x"), "json_value", text)
+    lab.assert_no_exception()
+    np.testing.assert_array_equal(lab.state["x"], kept)
+    lab.run()
+    lab.assert_clean()
+    _sidebar_drawn(lab)
+
+
+def test_a_message_for_a_widget_without_an_id_is_ignored(lab):
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    lab.open("Stepper")
+    states = lab.at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id="", string_value="Nope"))
+    states.widgets.append(WidgetState(id="$$ID-0-None", int_value=3))
+    lab.at._run(states)
+    lab.assert_clean()
