@@ -1,15 +1,19 @@
 """LayerNorm Lab: the entrypoint. Shared state and sidebar, the link, then the chosen page."""
 
+from pathlib import Path
+
 import streamlit as st
 
-# First: what a widget message no browser sends is read as (before any session runs), and the
-# allocator settings that let the server give memory back (before the heavy libraries).
-import ui.server.widget_messages
+# First: what a browser's messages may change (before any session runs), and the allocator
+# settings that let the server give memory back (before the heavy libraries).
+import ui.server.browser_messages
 import ui.server_memory
 import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
 from ui import guide, presenter, reconnect, share, sidebar, state
 
-st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
+# The icon is a file served by this server: a Material or emoji icon is fetched from a CDN.
+FAVICON = Path(__file__).parent / "assets" / "favicon.png"
+st.set_page_config(page_title="LayerNorm Lab", page_icon=str(FAVICON), layout="wide")
 
 # Page scripts sit one folder below pages/: Streamlit runs top-level pages/*.py on their own
 # (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,

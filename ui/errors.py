@@ -18,11 +18,13 @@ import streamlit as st
 from ui.limits import SHOWN_CHARS, SHOWN_PROBLEMS
 
 # Streamlit's Markdown also links bare text that looks like an address ("https://", "www.",
-# "name@host"), whatever its escapes. An invisible word joiner after each ':', '.' and '@'
-# breaks every such pattern and leaves the text looking exactly as typed.
+# "name@host"), whatever its escapes. An invisible word joiner after each ':' and '@' and on
+# both sides of each '.' breaks every such pattern ("www" must touch its '.', the host must
+# start right after "://" or '@') and leaves the text looking exactly as typed.
 _JOINER = "\u2060"
 _ESCAPED = str.maketrans(
-    {c: "\\" + c + (_JOINER if c in ":.@" else "") for c in string.punctuation}
+    {c: "\\" + c for c in string.punctuation}
+    | {":": "\\:" + _JOINER, "@": "\\@" + _JOINER, ".": _JOINER + "\\." + _JOINER}
 )
 _ICON = ":material/error:"
 

@@ -197,12 +197,27 @@ def regenerate() -> None:
     _reset_dependents()
 
 
+def seeded_dout_and_target(shape: tuple[int, ...], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seeded random dout and the loss's target for x of `shape`, each of that shape."""
+    rng = np.random.default_rng(seed + 1)
+    return rng.standard_normal(shape), rng.standard_normal(shape)
+
+
+def reset_arrays() -> None:
+    """The preset's numbers for this shape and seed, the seeded dout and target: every edit
+    undone, while the chosen vector, the one-hot output and the revealed answers stay."""
+    s = st.session_state
+    example = make_example(s["preset"], shape(), s["seed"])
+    s["x"], s["gamma"], s["beta"] = example.x, example.gamma, example.beta
+    s["dout_random"], s["target"] = seeded_dout_and_target(s["x"].shape, s["seed"])
+    s["dout_edited"] = s["dout_random"]
+    bump_editors()
+
+
 def _reset_dependents() -> None:
     """A new x needs a random dout and a target of its shape, and fresh editors."""
     s = st.session_state
-    rng = np.random.default_rng(s["seed"] + 1)
-    s["dout_random"] = rng.standard_normal(s["x"].shape)
-    s["target"] = rng.standard_normal(s["x"].shape)
+    s["dout_random"], s["target"] = seeded_dout_and_target(s["x"].shape, s["seed"])
     s["dout_edited"] = s["dout_random"]
     s["one_hot_index"] = min(s["one_hot_index"], s["x"].shape[-1] - 1)
     s["view_b"], s["view_t"] = 0, 0

@@ -24,7 +24,7 @@ CONSTANT = "Constant vector"
 # Markdown that would act (a link, an image, a formula, HTML) unless escaped by a backslash.
 ACTIVE_MARKDOWN = re.compile(r"(?<!\\)(\]\(|!\[|\$|<[a-zA-Z/])")
 # What Streamlit's Markdown (GFM) links even when escaped: an address, a www. host, an e-mail.
-AUTOLINK = re.compile(r"(https?|ftp)://|www\.[\w-]|[\w.+-]@[\w-]", re.IGNORECASE)
+AUTOLINK = re.compile(r"(https?|ftp)://|www\.|[\w.+-]@[\w-]", re.IGNORECASE)
 # Addresses a student (or a prank) may type anywhere text is echoed back.
 ADDRESSES = ("https://ev.il/login", "www.ev.il/x", "user@ev.il", "[Sign in](https://ev.il)")
 NON_FINITE_WORD = re.compile(r"(?<![A-Za-z])(nan|inf|-inf|infinity)(?![A-Za-z])", re.IGNORECASE)

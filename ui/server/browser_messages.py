@@ -1,5 +1,14 @@
-"""Widget messages a browser could not have sent are forgotten, never raised.
+"""What one browser's messages may change: its own session, never the server or others.
 
+Two kinds of message a browser can build by hand reach further than its session in Streamlit,
+and neither has a setting that turns it off, so this module wraps the methods that take them.
+
+`clear_cache` (the developer menu's "Clear cache", which the lab does not show) empties the
+server's shared caches for every session at once. The lab's caches are keyed by the numbers
+they hold (ui.compute), so clearing them never makes a result more right, only every visitor
+slower: the message is ignored.
+
+Widget messages a browser could not have sent are forgotten, never raised.
 Streamlit reads a widget's value from the browser's message with that widget's own
 deserializer, before any of the lab's code runs (to call on_change callbacks). A hand-built
 message with a value of another kind than the widget sends (a string for a slider or a
@@ -20,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.state.common import WidgetMetadata, is_element_id
 from streamlit.runtime.state.session_state import Serialized, WStates
 
@@ -55,5 +65,10 @@ def store_if_widget(self: WStates, widget_state: WidgetState) -> None:
         _store(self, widget_state)
 
 
+def ignore_clear_cache(self: AppSession) -> None:
+    """AppSession._handle_clear_cache_request: the shared caches stay (see the top)."""
+
+
 WStates.__getitem__ = read_or_forget
 WStates.set_widget_from_proto = store_if_widget
+AppSession._handle_clear_cache_request = ignore_clear_cache
