@@ -134,6 +134,7 @@ SCHEMA: dict[str, Key] = {
     "affine": Key("both", _P, "which of gamma and beta the layer applies", one_of(AFFINE)),
     "per": Key("token", _P, "a token batch normalized per token or per sequence", one_of(PER)),
     "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),
+    "reconnect_rerun": Key(None, _W, "the hidden button a reconnected tab clicks for a full run"),
     "csv_text": Key(None, _W, "the pasted CSV"),
     "csv_file": Key(None, _W, "the uploaded CSV"),
     "x": Key(None, _D, "x: (D,), (N, D) or (B, L, D), float64"),
