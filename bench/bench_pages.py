@@ -22,8 +22,8 @@ from streamlit.testing.v1 import AppTest
 from bench.lab_pages import lab_pages
 from bench.results import ms, table, write_result, yes_no
 from ln_core.bugs import Bug
+from teaching.steps import N_STEPS
 from ui.entry.limits import SIDEBAR
-from ui.lesson.steps import N_STEPS
 from ui.server.caps import CAPS
 
 ROOT = Path(__file__).resolve().parents[1]

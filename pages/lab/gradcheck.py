@@ -12,9 +12,9 @@ from ui.draw.matrix_view import draw_matrix
 from ui.draw.tables import CHECK_COLUMNS, check_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.entry.picker import pick_vector
 from ui.server import caps, compute
 from ui.session import affine_control, share, state
+from ui.session.picker import pick_vector
 
 s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible

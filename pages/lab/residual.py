@@ -10,9 +10,9 @@ from ui.draw.figures import grouped_bars, heatmap
 from ui.draw.tables import vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.entry.picker import pick_vector
 from ui.server import caps, compute
 from ui.session import state
+from ui.session.picker import pick_vector
 
 s = st.session_state
 

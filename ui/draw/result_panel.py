@@ -6,11 +6,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+import ln_core
 from teaching.verdicts import rounding_agreement
 from ui.draw.tables import vectors_frame
 from ui.draw.verdict_metric import verdict_metric
-from ui.entry.inputs import Inputs
-from ui.server import compute
 
 CLOSED_FORM = (
     r"dx = \frac{1}{\sqrt{\sigma^2+\varepsilon}}\Big(g - \overline{g}"
@@ -22,10 +21,11 @@ PARAMETERS = (
 )
 
 
-def result_panel(inputs: Inputs, index: tuple[int, ...]) -> None:
-    """dx for the vectors on screen (x's shape at `index`), dgamma and dbeta (D,)."""
-    _, grads = compute.forward_backward(inputs)
-    _, errors = compute.closed_form(inputs)
+def result_panel(
+    grads: ln_core.StagedGrads, errors: dict[str, float], dtype: str, index: tuple[int, ...]
+) -> None:
+    """dx for the vectors on screen (x's shape at `index`), dgamma and dbeta (D,), and the
+    closed form's relative gap to them (`errors`, by gradient) judged for `dtype`."""
     st.subheader("The result: dx, dgamma, dbeta")
     staged, compact = st.columns([3, 2], gap="large")
     with staged:
@@ -54,6 +54,6 @@ def result_panel(inputs: Inputs, index: tuple[int, ...]) -> None:
             "the twenty staged steps against the one-line closed form "
             f"(largest relative gap of dx, dgamma, dbeta: {worst})",
             errors[worst],
-            inputs.dtype,
+            dtype,
         )
         verdict_metric("staged vs closed form", f"{errors[worst]:.1e}", verdict)
