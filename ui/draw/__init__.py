@@ -3,6 +3,6 @@ heatmaps such as the Jacobian's (matrix_view), the stepper's parts (step_view), 
 (audit_view), the LaTeX of each node (formulas), the result panel and verdict metrics.
 
 Drawing takes plain values, the arrays and results a page hands it: it never reads the session
-(ui.session) nor computes (ui.server). May import ln_core (its types) and teaching; nothing
-else in ui.
+(ui.session) nor computes (ui.server), which the "plain-drawing" contract in pyproject.toml
+forbids. It may import ln_core (for its types) and teaching, and today imports nothing else in ui.
 """

@@ -3,5 +3,5 @@ CSV and links accept (limits), CSV files (csv_io), the refusal messages that ech
 literally (errors), and the frozen Inputs a page computes from (inputs).
 
 No widgets and no session state here (the widgets bound to the session are in ui/session).
-May import ln_core and teaching; nothing else in ui.
+It may import ln_core and teaching; nothing else in ui (lesson, session and server import it).
 """

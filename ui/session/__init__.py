@@ -4,6 +4,6 @@
 navigation row (step_nav), presenter mode (presenter), the link that shares a session (share)
 and keeping a tab's view across a reconnect (reconnect).
 
-The pages' one way to read or write st.session_state. May import ln_core, teaching, ui.entry,
-ui.server, ui.draw; never ui.lesson nor pages/.
+Every session key is defined here (state.SCHEMA) and bound to its widgets here. May import
+ln_core, teaching, ui.entry, ui.server and ui.draw; never ui.lesson nor pages/.
 """
