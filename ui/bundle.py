@@ -15,7 +15,9 @@ import numpy as np
 from ln_core.backward import backward
 from ln_core.forward import NODE_NAMES, forward
 from ln_core.gradcheck import TENSORS, gradient_check
+from ui.export.python_literal import assignment, float_literal
 
+INPUT_NAMES = ("x", "gamma", "beta", "dout")
 MERGE_FIELDS = ("dx_sm_via_normalized_x", "dx_sm_via_sq_xsm", "dx_via_x_sm", "dx_via_sample_mean")
 
 
@@ -117,11 +119,7 @@ def numpy_snippet(bundle: Bundle) -> str:
     """Python code, needing only NumPy, that rebuilds this example's inputs and computes out,
     dx, dgamma and dbeta with the ten staged lines (printed at full precision)."""
 
-    def literal(name: str) -> str:
-        array = bundle.arrays[f"inputs/{name}"]
-        return f"np.array({np.asarray(array, dtype=np.float64).tolist()!r}, dtype=np.{array.dtype})"
-
-    inputs = [f"{name} = {literal(name)}" for name in ("x", "gamma", "beta", "dout")]
-    return "\n".join(["import numpy as np", "", *inputs, f"eps = {bundle.meta['eps']!r}"]) + (
-        _STANDALONE
-    )
+    inputs = [assignment(name, bundle.arrays[f"inputs/{name}"]) for name in INPUT_NAMES]
+    return "\n".join(
+        ["import numpy as np", "", *inputs, f"eps = {float_literal(bundle.meta['eps'])}"]
+    ) + (_STANDALONE)
