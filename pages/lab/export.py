@@ -4,9 +4,10 @@ from functools import partial
 
 import streamlit as st
 
-from ui import caps, compute, share, state
+from ui import affine_control, caps, compute, share, state
 from ui.bundle import numpy_snippet, to_json, to_npz
 from ui.errors import stops_on_error
+from ui.export.notebook_download import notebook_downloads
 from ui.report import html_report
 
 st.title("Export and share")
@@ -40,6 +41,9 @@ with stops_on_error():
         col.download_button(
             label, partial(write, bundle), file_name=file_name, mime=mime, icon=f":material/{icon}:"
         )
+    st.markdown("**The example as a Jupyter notebook**")
+    # The layer options are the Stepper's (and the link's): the notebooks carry them.
+    notebook_downloads(affine_control.applied(inputs))
     st.markdown("**The example in plain NumPy**")
     st.caption(
         "The inputs, the ten forward lines and the backward pass, needing nothing but NumPy: "

@@ -10,6 +10,7 @@ from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
 from ui import affine_control, caps, compute, presenter, share, state, step_view
 from ui.errors import stops_on_error
+from ui.export.notebook_download import notebook_downloads
 from ui.glossary import glossary_expander
 from ui.picker import pick_vector
 from ui.predict import predict
@@ -59,16 +60,17 @@ def stepper() -> None:
         )
         if len(cache.axis) == 2:
             index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-        if not revealed:
-            return
-        if current.backward:
-            step_view.gradient(current, cache, grads, index)
-            # In presenter mode the check folds away: one idea per screen, the node first.
-            step_view.numerical_check(current, inputs, index, folded=s["presenter"])
-        else:
-            step_view.node_value(current, cache, index)
-        if current.number == N_STEPS:
-            result_panel(inputs, index)
+        if revealed:
+            if current.backward:
+                step_view.gradient(current, cache, grads, index)
+                # In presenter mode the check folds away: one idea per screen, the node first.
+                step_view.numerical_check(current, inputs, index, folded=s["presenter"])
+            else:
+                step_view.node_value(current, cache, index)
+            if current.number == N_STEPS:
+                result_panel(inputs, index)
+        with st.expander("Take this view to Jupyter", icon=":material/download:"):
+            notebook_downloads(inputs)
 
 
 stepper()

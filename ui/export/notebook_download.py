@@ -1,0 +1,41 @@
+"""The two notebook downloads of the current view, offered by the Export page and the Stepper."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from ui import share
+from ui.export.notebook import View, exercise_notebook, lesson_notebook
+from ui.inputs import AFFINE, PER, Inputs
+
+_MIME = "application/x-ipynb+json"
+
+
+def notebook_downloads(inputs: Inputs) -> None:
+    """The lesson's and the exercise's download buttons for `inputs`, which carry the view's
+    layer options; each file is written only when its button is clicked."""
+    view = View(inputs, st.session_state["preset"], share.current_link())
+    per = PER[inputs.per] if len(inputs.axis) == 2 else PER["token"]
+    st.caption(
+        f"Jupyter notebooks of this view (affine parameters: {AFFINE[inputs.affine]}, "
+        f"normalized {per}): the lesson runs every step in plain NumPy and reproduces the "
+        "lab's numbers; the exercise leaves each gradient for you to write and checks it. "
+        "Open them in Jupyter, VS Code, or upload them to Colab."
+    )
+    lesson, exercise = st.columns(2)
+    lesson.download_button(
+        "Download as notebook",
+        partial(lesson_notebook, view),
+        file_name="layernorm_lesson.ipynb",
+        mime=_MIME,
+        icon=":material/menu_book:",
+    )
+    exercise.download_button(
+        "Download the exercise notebook",
+        partial(exercise_notebook, view),
+        file_name="layernorm_exercise.ipynb",
+        mime=_MIME,
+        icon=":material/edit_note:",
+    )
