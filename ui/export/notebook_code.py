@@ -442,7 +442,7 @@ def final_check(tensors: tuple[str, ...]) -> str:
     return f"""\
 results = [check(name, answer) for name, answer in ({pairs},)]
 if all(result == "pass" for result in results):
-    print("All pass: your backward pass gives the lab's dx, dgamma and dbeta.")
+    print("All pass: your backward pass gives the lab's gradients.")
 elif "not yet" in results:
     print("Not yet: fix the gradients marked not yet, from the first one up.")
 else:
