@@ -71,7 +71,7 @@ def _link_markdown(link: str) -> str:
     if not link.startswith(("http://", "https://")):
         return "Open LayerNorm Lab and choose the same view to see these numbers there."
     # Percent-encode anything that could end the link's target or start Markdown or HTML.
-    target = quote(link, safe="/:?&=%#,;+@!$'*-._~")
+    target = quote(link, safe="/:?&=%#,;+@-._~")
     return f"[Open this view in LayerNorm Lab]({target})"
 
 
