@@ -61,13 +61,42 @@ def without_numbers(source: str) -> str:
     return NUMBER.sub("<number>", source)
 
 
-def merged(notebooks: list[bytes]) -> nbformat.NotebookNode:
-    """One notebook running several in turn, each after a fresh namespace (one kernel start)."""
-    cells = []
+# Forget every name the previous notebook defined (%reset without its slow history clean-up).
+FORGET = """\
+for _name in [n for n in globals() if not n.startswith("_") and n not in KEEP]:
+    del globals()[_name]"""
+KEEP = ("In", "Out", "get_ipython", "exit", "quit", "open", "KEEP")
+
+
+def merged(
+    notebooks: list[bytes], drawn: int | None = None, apart: tuple[str, ...] = ()
+) -> nbformat.NotebookNode:
+    """One notebook running several in turn, each in a fresh namespace (one kernel start).
+
+    drawn: keep the figure cell of only the first `drawn` notebooks (drawing costs the most).
+    apart: the ids of the cells whose outputs are read; when given, the code cells between
+    them run joined, in their order (each cell's round trip to the kernel costs more than the
+    cell itself), and Markdown cells are left out.
+    """
+    cells = [nbformat.v4.new_code_cell(f"KEEP = {KEEP!r}", id="keep")]
     for k, data in enumerate(notebooks):
-        cells.append(nbformat.v4.new_code_cell("%reset -f", id=f"case{k}-reset"))
+        cells.append(nbformat.v4.new_code_cell(FORGET, id=f"case{k}-forget"))
+        pending: list[str] = []
         for cell in nbformat.reads(data, 4).cells:
+            if cell.id == "jacobian-figure" and drawn is not None and k >= drawn:
+                continue
+            if apart and cell.cell_type == "markdown":
+                continue
+            if apart and cell.id not in apart:
+                pending.append(cell.source)
+                continue
+            if pending:
+                joined = "\n\n".join(pending)
+                cells.append(nbformat.v4.new_code_cell(joined, id=f"case{k}-before-{cell.id}"))
+                pending = []
             cells.append(replace_id(cell, f"case{k}-{cell.id}"))
+        if pending:
+            cells.append(nbformat.v4.new_code_cell("\n\n".join(pending), id=f"case{k}-end"))
     return nbformat.v4.new_notebook(cells=cells, metadata=nbformat.reads(notebooks[0], 4).metadata)
 
 
