@@ -15,6 +15,7 @@ import re
 import nbformat
 import numpy as np
 from notebook_kit import (
+    LINK,
     by_id,
     code_cells,
     execute,
@@ -25,8 +26,8 @@ from notebook_kit import (
     printed,
 )
 
-from ui.export.notebook import exercise_notebook, lesson_notebook
-from ui.inputs import AFFINE
+from ui.export.notebook import View, exercise_notebook, lesson_notebook
+from ui.inputs import AFFINE, Inputs
 
 PRESETS = {
     "Random normal": "token",
@@ -44,12 +45,22 @@ VERDICT = re.compile(r"^(staged backward|closed form)\s+(d\w+)\s+relative error 
 CHECK = re.compile(r"^(d\w+): (pass|not yet|cannot resolve)")
 
 
+def _unresolvable() -> View:
+    """D = 2 with eps = 0: dx is exactly 0, below what central differences resolve, so the
+    lab says "cannot resolve" for it (tests/app/test_exports.py)."""
+    x = np.array([[0.0, 3.0], [1.0, -1.0]])
+    dout = np.array([[1.0, -2.0], [0.5, 2.0]])
+    inputs = Inputs(x, np.ones(2), np.zeros(2), dout, 0.0, "float64")
+    return View(inputs, "Random normal", LINK)
+
+
 def test_the_lesson_reproduces_the_lab_for_every_preset_dtype_and_affine_option(kernels):
-    views = [lab_view(*case) for case in CASES]
+    cases = [*CASES, "D = 2, eps = 0"]
+    views = [*(lab_view(*case) for case in CASES), _unresolvable()]
     lessons = [lesson_notebook(v) for v in views]
     apart = ("check-verdicts", "jacobian-figure", "results-code")
     run = by_id(execute(merged(lessons, drawn=4, apart=apart), kernels))
-    for k, (case, view) in enumerate(zip(CASES, views, strict=True)):
+    for k, (case, view) in enumerate(zip(cases, views, strict=True)):
         shown = json.loads(printed(run[f"case{k}-results-code"]))
         grads = lab_grads(view.inputs)
         assert set(shown) == set(view.tensors), case
@@ -67,11 +78,11 @@ def test_the_lesson_reproduces_the_lab_for_every_preset_dtype_and_affine_option(
             for method, name in methods.items()
             for t in view.tensors
         }, case
-        assert lines[-1] == (
-            "The gradient check passes." if check.passed else "The gradient check fails."
-        ), case
+        passes = "The gradient check passes." if check.passed else "The gradient check fails."
+        assert lines[-1] == passes, case
         if k < 4:
             assert "image/png" in run[f"case{k}-jacobian-figure"].outputs[0].data, case
+    assert "cannot resolve" in verdicts.values()  # the last case, where the lab cannot either
 
 
 def _statuses(run: dict, k: int) -> list[tuple[str, str]]:

@@ -49,7 +49,14 @@ class View:
     @property
     def skipped(self) -> tuple[str, ...]:
         """The affine parameters the layer leaves out, as ln_core names them."""
-        return {"both": (), "gamma": ("beta",), "neither": ("gamma", "beta")}[self.inputs.affine]
+        applied = {"gamma": self.inputs.layer_gamma, "beta": self.inputs.layer_beta}
+        return tuple(name for name, value in applied.items() if value is None)
+
+    @property
+    def options(self) -> str:
+        """The layer's options in words: "affine parameters: gamma only, normalized per token"."""
+        per = PER["sequence"] if len(self.inputs.axis) == 2 else PER["token"]
+        return f"affine parameters: {AFFINE[self.inputs.affine]}, normalized {per}"
 
     @property
     def tensors(self) -> tuple[str, ...]:
@@ -80,8 +87,7 @@ def _about(view: View) -> str:
     i = view.inputs
     return (
         f"Preset {literal(view.preset)}: x of shape {tuple(i.x.shape)} in {i.dtype}, "
-        f"eps = {float_literal(i.eps)}, affine parameters: {AFFINE[i.affine]}, normalized "
-        f"{PER[i.per] if len(i.axis) == 2 else PER['token']}."
+        f"eps = {float_literal(i.eps)}, {view.options}."
     )
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui import share
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
-from ui.inputs import AFFINE, PER, Inputs
+from ui.inputs import Inputs
 
 _MIME = "application/x-ipynb+json"
 
@@ -17,10 +17,8 @@ def notebook_downloads(inputs: Inputs) -> None:
     """The lesson's and the exercise's download buttons for `inputs`, which carry the view's
     layer options; each file is written only when its button is clicked."""
     view = View(inputs, st.session_state["preset"], share.current_link())
-    per = PER[inputs.per] if len(inputs.axis) == 2 else PER["token"]
     st.caption(
-        f"Jupyter notebooks of this view (affine parameters: {AFFINE[inputs.affine]}, "
-        f"normalized {per}): the lesson runs every step in plain NumPy and reproduces the "
+        f"Jupyter notebooks of this view ({view.options}): the lesson runs every step in plain NumPy and reproduces the "
         "lab's numbers; the exercise leaves each gradient for you to write and checks it. "
         "Open them in Jupyter, VS Code, or upload them to Colab."
     )
