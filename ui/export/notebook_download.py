@@ -18,8 +18,9 @@ def notebook_downloads(inputs: Inputs) -> None:
     layer options; each file is written only when its button is clicked."""
     view = View(inputs, st.session_state["preset"], share.current_link())
     st.caption(
-        f"Jupyter notebooks of this view ({view.options}): the lesson runs every step in plain NumPy and reproduces the "
-        "lab's numbers; the exercise leaves each gradient for you to write and checks it. "
+        f"Jupyter notebooks of this view ({view.options}): the lesson runs every step in "
+        "plain NumPy and reproduces the lab's numbers; the exercise leaves each gradient for "
+        "you to write and checks it. "
         "Open them in Jupyter, VS Code, or upload them to Colab."
     )
     lesson, exercise = st.columns(2)
