@@ -80,6 +80,7 @@ def to_npz(bundle: Bundle) -> bytes:
 
 # What the snippet prints: the output and the three gradients, at full precision.
 _PRINTS = """
+
 print("out =", out.tolist())
 print("dx =", dx.tolist())
 print("dgamma =", dgamma.tolist())
