@@ -323,6 +323,8 @@ image = ax.imshow(J, cmap="RdBu_r", vmin=-limit, vmax=limit)
 ax.set_title("Jacobian d out / d x of the first group")
 ax.set_xlabel("j (input x_j)")
 ax.set_ylabel("i (output out_i)")
+for axis_ticks in (ax.xaxis, ax.yaxis):
+    axis_ticks.get_major_locator().set_params(integer=True)  # entries sit at whole numbers
 fig.colorbar(image, ax=ax)
 plt.show()"""
 
