@@ -144,8 +144,11 @@ def _header(view: View, title: str, what: str) -> str:
     return f"# {title}\n\n{_about(view)}\n\n{what} {_OPEN}\n\n{_link_markdown(view.link)}"
 
 
-def _forward(view: View) -> list[NotebookNode]:
+def _opening(view: View, title: str, what: str) -> list[NotebookNode]:
+    """What both notebooks start with: the view in words, the inputs, the forward pass."""
     return [
+        _text("title", _header(view, title, what)),
+        _code("inputs", _inputs_cell(view)),
         _text(
             "forward", "## Forward: ten small lines\n\nEach cell computes one node and shows it."
         ),
@@ -188,9 +191,7 @@ def lesson_notebook(view: View) -> bytes:
     what = "Every number below is the one LayerNorm Lab shows for this view, to the last digit."
     return _finish(
         [
-            _text("title", _header(view, title, what)),
-            _code("inputs", _inputs_cell(view)),
-            *_forward(view),
+            *_opening(view, title, what),
             _text(
                 "backward",
                 "## Backward: the same lines undone, 10 to 1\n\nThe loss is "
@@ -233,9 +234,7 @@ def exercise_notebook(view: View) -> bytes:
     steps = code.backward_steps(view.skipped)
     return _finish(
         [
-            _text("title", _header(view, title, what)),
-            _code("inputs", _inputs_cell(view)),
-            *_forward(view),
+            *_opening(view, title, what),
             _text(
                 "checks",
                 "## The checks\n\nRun these cells once: they define `check`, which moves each "

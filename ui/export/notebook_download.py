@@ -23,18 +23,16 @@ def notebook_downloads(inputs: Inputs) -> None:
         "you to write and checks it. "
         "Open them in Jupyter, VS Code, or upload them to Colab."
     )
-    lesson, exercise = st.columns(2)
-    lesson.download_button(
-        "Download as notebook",
-        partial(lesson_notebook, view),
-        file_name="layernorm_lesson.ipynb",
-        mime=_MIME,
-        icon=":material/menu_book:",
-    )
-    exercise.download_button(
-        "Download the exercise notebook",
-        partial(exercise_notebook, view),
-        file_name="layernorm_exercise.ipynb",
-        mime=_MIME,
-        icon=":material/edit_note:",
-    )
+    downloads = [
+        ("Download as notebook", lesson_notebook, "layernorm_lesson.ipynb", "menu_book"),
+        (
+            "Download the exercise notebook",
+            exercise_notebook,
+            "layernorm_exercise.ipynb",
+            "edit_note",
+        ),
+    ]
+    for column, (label, write, file_name, icon) in zip(st.columns(2), downloads, strict=True):
+        column.download_button(
+            label, partial(write, view), file_name=file_name, mime=_MIME, icon=f":material/{icon}:"
+        )
