@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 
 import nbformat
 import numpy as np
@@ -107,12 +108,15 @@ def replace_id(cell: nbformat.NotebookNode, new_id: str) -> nbformat.NotebookNod
 
 
 def execute(notebook: nbformat.NotebookNode, kernels) -> nbformat.NotebookNode:
-    """Run every cell on a fresh kernel of KERNEL; a cell that raises fails the run."""
+    """Run every cell on a fresh kernel of KERNEL, in an empty folder (so nothing of this
+    repository can be imported from the current directory); a cell that raises fails the run."""
     from jupyter_client import KernelManager
     from nbclient import NotebookClient
 
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=kernels)
-    NotebookClient(notebook, km=manager, timeout=120).execute()
+    with tempfile.TemporaryDirectory() as folder:
+        resources = {"metadata": {"path": folder}}
+        NotebookClient(notebook, km=manager, timeout=120, resources=resources).execute()
     return notebook
 
 
