@@ -114,15 +114,16 @@ def _inputs_cell(view: View) -> str:
     return "\n".join(lines)
 
 
-def _check_settings(view: View, exercise: bool) -> str:
-    """The lab's step, tolerance and resolution for this example (numbers only)."""
+def _tolerance(dtype: str) -> str:
+    """The lab's pass tolerance for this dtype, as a line of code."""
+    value = float_literal(ln_core.tolerance(np.dtype(dtype)))
+    return f"tolerance = {value}  # at most this relative error passes in {np.dtype(dtype).name}"
+
+
+def _check_settings(view: View) -> str:
+    """The lab's steps, tolerance and resolution for this example (numbers only)."""
     i = view.inputs
     check = ln_core.gradient_check(i.x, i.layer_gamma, i.layer_beta, i.dout, i.eps, axis=i.axis)
-    tolerance = (
-        f"tolerance = {float_literal(check.tolerance)}  # at most this relative error passes"
-    )
-    if exercise:
-        return tolerance
     cache = ln_core.forward(i.x, i.layer_gamma, i.layer_beta, i.eps, i.axis)
     params = float_literal(parameter_step(cache, check.h))
     steps = {"x": float_literal(check.h), "gamma": params, "beta": params}
@@ -133,7 +134,7 @@ def _check_settings(view: View, exercise: bool) -> str:
             "# The lab's settings for this example (ln_core/gradcheck.py): the step for x,",
             "# sigma * cbrt(machine eps * max(1, max|x| / sigma)), and for gamma and beta.",
             f"steps = {{{step_text}}}",
-            tolerance,
+            _tolerance(i.dtype),
             "# How closely central differences at these steps can tell gradients apart here.",
             f"resolution = {{{resolution}}}",
         ]
@@ -211,7 +212,7 @@ def lesson_notebook(view: View) -> bytes:
                 "step both ways; the change of the loss over the step is its numerical "
                 "gradient.",
             ),
-            _code("check-settings", _check_settings(view, exercise=False)),
+            _code("check-settings", _check_settings(view)),
             _code("check-functions", code.GRADIENT_CHECK),
             _code("check-verdicts", code.verdicts_cell(view.tensors)),
             *_jacobian(view),
@@ -242,7 +243,7 @@ def exercise_notebook(view: View) -> bytes:
                 "L = sum(dout * out) with your gradient.",
             ),
             _code("rel-error", code.REL_ERROR),
-            _code("check-settings", _check_settings(view, exercise=True)),
+            _code("check-settings", _tolerance(view.inputs.dtype)),
             _code("hints", code.hints_cell(steps)),
             _code("check-functions", code.EXERCISE_HELPERS),
             _text(
