@@ -400,9 +400,17 @@ def numerical_gradient(name, wider=1.0):
     return grad
 
 
+results = {}  # each check's last verdict, by gradient
+
+
 def check(name, answer):
-    """Your gradient `answer` (d + a node's name) against central differences: "pass",
-    "not yet" with a hint, or "cannot resolve" where the differences cannot judge it."""
+    """Your gradient `answer` (d + a node's name) against central differences; prints and
+    keeps in `results` "pass", "not yet" with a hint, or "cannot resolve" where the
+    differences cannot judge it."""
+    results[name] = judge(name, answer)
+
+
+def judge(name, answer):
     if answer is None:
         print(f"{name}: not yet. It is still None: write its formula above. Hint: {HINTS[name]}")
         return "not yet"
@@ -441,11 +449,14 @@ def check_cell(step: Step) -> str:
 def final_check(tensors: tuple[str, ...]) -> str:
     """The exercise's last cell: the whole backward pass's dx, dgamma and dbeta at once."""
     pairs = ", ".join(f'("{t}", {t})' for t in tensors)
+    names = ", ".join(f'"{t}"' for t in tensors)
     return f"""\
-results = [check(name, answer) for name, answer in ({pairs},)]
-if all(result == "pass" for result in results):
+for name, answer in ({pairs},):
+    check(name, answer)
+final = [results[name] for name in ({names},)]
+if all(result == "pass" for result in final):
     print("All pass: your backward pass gives the lab's gradients.")
-elif "not yet" in results:
+elif "not yet" in final:
     print("Not yet: fix the gradients marked not yet, from the first one up.")
 else:
     print("None is wrong, but the check cannot resolve every one here (see above).")"""
