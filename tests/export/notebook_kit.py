@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 
@@ -10,8 +11,8 @@ import numpy as np
 
 import ln_core
 from teaching.presets import PRESETS, make_example
+from ui.entry.inputs import Inputs
 from ui.export.notebook import View
-from ui.inputs import Inputs
 
 KERNEL = "lnlab-tests"
 LINK = "http://localhost:8501/?preset=Random+normal&seed=0"
@@ -114,9 +115,12 @@ def execute(notebook: nbformat.NotebookNode, kernels) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
 
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=kernels)
+    # A kernel as Jupyter starts one: Streamlit, imported by other tests, sets MPLBACKEND=Agg
+    # in this process, which would keep the kernel's figures from showing.
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "PYTHONPATH")}
     with tempfile.TemporaryDirectory() as folder:
         resources = {"metadata": {"path": folder}}
-        NotebookClient(notebook, km=manager, timeout=120, resources=resources).execute()
+        NotebookClient(notebook, km=manager, timeout=120, resources=resources).execute(env=env)
     return notebook
 
 

@@ -26,8 +26,8 @@ from notebook_kit import (
     printed,
 )
 
+from ui.entry.inputs import AFFINE, Inputs
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
-from ui.inputs import AFFINE, Inputs
 
 PRESETS = {
     "Random normal": "token",
@@ -81,7 +81,8 @@ def test_the_lesson_reproduces_the_lab_for_every_preset_dtype_and_affine_option(
         passes = "The gradient check passes." if check.passed else "The gradient check fails."
         assert lines[-1] == passes, case
         if k < 4:
-            assert "image/png" in run[f"case{k}-jacobian-figure"].outputs[0].data, case
+            outputs = run[f"case{k}-jacobian-figure"].outputs
+            assert any("image/png" in o.get("data", {}) for o in outputs), (case, outputs)
     assert "cannot resolve" in verdicts.values()  # the last case, where the lab cannot either
 
 

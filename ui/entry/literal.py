@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import string
 
-from ui.limits import SHOWN_CHARS
+from ui.entry.limits import SHOWN_CHARS
 
 _ESCAPED = str.maketrans({c: "\\" + c for c in string.punctuation})
 

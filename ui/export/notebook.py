@@ -21,10 +21,10 @@ import ln_core
 from ln_core.forward import NODE_NAMES
 from ln_core.gradcheck import TENSORS
 from ln_core.numerical import parameter_step
+from ui.entry.inputs import AFFINE, PER, Inputs
 from ui.entry.literal import literal
 from ui.export import notebook_code as code
 from ui.export.python_literal import assignment, float_literal
-from ui.inputs import AFFINE, PER, Inputs
 
 # The Jacobian of a larger group is too large to draw (the Jacobian page's own cap on D).
 JACOBIAN_MAX = 512

@@ -6,17 +6,14 @@ from functools import partial
 
 import streamlit as st
 
-from ui import share
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
-from ui.inputs import Inputs
 
 _MIME = "application/x-ipynb+json"
 
 
-def notebook_downloads(inputs: Inputs) -> None:
-    """The lesson's and the exercise's download buttons for `inputs`, which carry the view's
-    layer options; each file is written only when its button is clicked."""
-    view = View(inputs, st.session_state["preset"], share.current_link())
+def notebook_downloads(view: View) -> None:
+    """The lesson's and the exercise's download buttons for a view (its inputs carry the
+    layer's options); each file is written only when its button is clicked."""
     st.caption(
         f"Jupyter notebooks of this view ({view.options}): the lesson runs every step in "
         "plain NumPy and reproduces the lab's numbers; the exercise leaves each gradient for "

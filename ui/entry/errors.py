@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.entry.limits import SHOWN_PROBLEMS
 from ui.entry.literal import literal as literal
-from ui.limits import SHOWN_PROBLEMS
 
 _ICON = ":material/error:"
 
