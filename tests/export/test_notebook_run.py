@@ -97,14 +97,16 @@ def _statuses(run: dict, k: int) -> list[tuple[str, str]]:
     return found
 
 
-def _filled(exercise: bytes, lesson: bytes) -> bytes:
-    """The exercise with each `name = None  # TODO` replaced by the lesson's line for name."""
+def _filled(exercise: bytes, lesson: bytes, mistakes: dict[str, str] | None = None) -> bytes:
+    """The exercise with each `name = None  # TODO` replaced by the lesson's line for name, or
+    by the line `mistakes` gives for it."""
     formulas = {}
     for source in code_cells(lesson):
         for line in source.splitlines():
             name, _, expression = line.partition(" = ")
             if expression and name.isidentifier():
                 formulas[name] = line
+    formulas.update(mistakes or {})
     notebook = nbformat.reads(exercise, 4)
     for cell in notebook.cells:
         if cell.cell_type == "code":
@@ -123,17 +125,22 @@ EXERCISES = [
 ]
 
 
+# The classic mistake (ln_core.bugs' drop_variance_path): x_sm's second path forgotten.
+MISTAKE = {"dx_sm": "dx_sm = dx_sm_via_normalized_x"}
+
+
 def test_the_exercise_fails_every_check_as_downloaded_and_passes_them_when_filled(kernels):
     views = [lab_view(*case) for case in EXERCISES]
     blank = [exercise_notebook(v) for v in views]
     filled = [_filled(b, lesson_notebook(v)) for b, v in zip(blank, views, strict=True)]
-    executed = execute(merged(blank + filled), kernels)
+    wrong = _filled(blank[0], lesson_notebook(views[0]), MISTAKE)
+    executed = execute(merged([*blank, *filled, wrong]), kernels)
     nbformat.validate(executed)
     run = by_id(executed)
     for k, (case, view) in enumerate(zip(EXERCISES, views, strict=True)):
         as_downloaded, as_filled = _statuses(run, k), _statuses(run, k + len(views))
-        # Every node's gradient (dgx ... dx, dgamma and dbeta if the layer has them) and the
-        # final three.
+        # Every node's gradient (dgx ... dx; dgamma, dbeta if the layer has them), then the
+        # final check's dx (dgamma, dbeta).
         expected = 9 + 2 * len(view.tensors)
         assert len(as_downloaded) == len(as_filled) == expected, (case, as_downloaded)
         assert all(status == "not yet" for _, status in as_downloaded), case
@@ -141,6 +148,12 @@ def test_the_exercise_fails_every_check_as_downloaded_and_passes_them_when_fille
         final = printed(run[f"case{k + len(views)}-final-check"]).splitlines()[-1]
         assert final.startswith("All pass"), case
         assert printed(run[f"case{k}-final-check"]).splitlines()[-1].startswith("Not yet"), case
+    # A wrong formula is "not yet" at its own check, and so is dx, which it feeds. dsample_mean
+    # is right all the same: the forgotten path, 2 x_sm dsq_xsm, sums to 0 over each vector.
+    statuses = dict(_statuses(run, 2 * len(views)))
+    assert statuses["dsq_xsm"] == statuses["dsample_mean"] == "pass", statuses
+    assert statuses["dx_sm"] == statuses["dx"] == "not yet", statuses
+    assert printed(run[f"case{2 * len(views)}-final-check"]).splitlines()[-1].startswith("Not yet")
 
 
 def test_a_downloaded_lesson_runs_as_is_in_a_fresh_kernel_and_stays_valid(kernels):
