@@ -3,7 +3,7 @@
 The documents' words (their LaTeX lines, the mistakes, readings and corrections) are data and
 live in the TOML files; each formula there is one Python expression over the setting `st`
 (a note's, over the case), compiled once here and evaluated with only the names its document
-module hands over, as ln_core.forward runs its FORWARD_LINES.
+module hands over.
 """
 
 from __future__ import annotations
