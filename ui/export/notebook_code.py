@@ -346,30 +346,26 @@ UNIT = {"x": "sqrt_sve", "sample_mean": "sqrt_sve", "x_sm": "sqrt_sve", "sq_xsm"
         "sample_var": "sve", "sve": "sve", "sqrt_sve": "sqrt_sve", "inv_sqrt_sve": "inv_sqrt_sve"}
 
 
-def out_after(v, moved):
-    """out from the values v, re-running only the forward lines after the node `moved`."""
-    v = dict(v)
-    later = NODES[NODES.index(moved) + 1:]
-    if "sample_mean" in later:
-        v["sample_mean"] = np.mean(v["x"], axis=axis, keepdims=True)
-    if "x_sm" in later:
-        v["x_sm"] = v["x"] - v["sample_mean"]
-    if "sq_xsm" in later:
-        v["sq_xsm"] = v["x_sm"] ** 2
-    if "sample_var" in later:
-        v["sample_var"] = np.mean(v["sq_xsm"], axis=axis, keepdims=True)
-    if "sve" in later:
-        v["sve"] = v["sample_var"] + eps
-    if "sqrt_sve" in later:
-        v["sqrt_sve"] = np.sqrt(v["sve"])
-    if "inv_sqrt_sve" in later:
-        v["inv_sqrt_sve"] = 1 / v["sqrt_sve"]
-    if "normalized_x" in later:
-        v["normalized_x"] = v["x_sm"] * v["inv_sqrt_sve"]
-    if "gx" in later:
-        v["gx"] = v["normalized_x"] if v["gamma"] is None else v["gamma"] * v["normalized_x"]
-    if "out" in later:
-        v["out"] = v["gx"] if v["beta"] is None else v["gx"] + v["beta"]
+# The forward lines again, each as a function of the values before it.
+LINE = {
+    "sample_mean": lambda v: np.mean(v["x"], axis=axis, keepdims=True),
+    "x_sm": lambda v: v["x"] - v["sample_mean"],
+    "sq_xsm": lambda v: v["x_sm"] ** 2,
+    "sample_var": lambda v: np.mean(v["sq_xsm"], axis=axis, keepdims=True),
+    "sve": lambda v: v["sample_var"] + eps,
+    "sqrt_sve": lambda v: np.sqrt(v["sve"]),
+    "inv_sqrt_sve": lambda v: 1 / v["sqrt_sve"],
+    "normalized_x": lambda v: v["x_sm"] * v["inv_sqrt_sve"],
+    "gx": lambda v: v["normalized_x"] if v["gamma"] is None else v["gamma"] * v["normalized_x"],
+    "out": lambda v: v["gx"] if v["beta"] is None else v["gx"] + v["beta"],
+}
+
+
+def out_after(values, moved):
+    """out from `values`, re-running only the forward lines after the node `moved`."""
+    v = dict(values)
+    for node in NODES[NODES.index(moved) + 1:]:
+        v[node] = LINE[node](v)
     return v["out"]
 
 
