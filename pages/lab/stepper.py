@@ -12,6 +12,8 @@ from teaching.steps import N_STEPS
 from ui.draw import step_view
 from ui.draw.result_panel import result_panel
 from ui.entry.errors import stops_on_error
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
 from ui.server import caps, compute
@@ -61,18 +63,21 @@ def stepper() -> None:
         )
         if len(cache.axis) == 2:
             index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-        if not revealed:
-            return
-        if current.backward:
-            step_view.gradient(current, cache, grads, index)
-            # In presenter mode the check folds away: one idea per screen, the node first.
-            checks = {node: compute.node_check(inputs, node) for node in current.checked}
-            step_view.numerical_check(current, checks, inputs.dtype, index, folded=s["presenter"])
-        else:
-            step_view.node_value(current, cache, index)
-        if current.number == N_STEPS:
-            _, errors = compute.closed_form(inputs)
-            result_panel(grads, errors, inputs.dtype, index)
+        if revealed:
+            if current.backward:
+                step_view.gradient(current, cache, grads, index)
+                # In presenter mode the check folds away: one idea per screen, the node first.
+                checks = {node: compute.node_check(inputs, node) for node in current.checked}
+                step_view.numerical_check(
+                    current, checks, inputs.dtype, index, folded=s["presenter"]
+                )
+            else:
+                step_view.node_value(current, cache, index)
+            if current.number == N_STEPS:
+                _, errors = compute.closed_form(inputs)
+                result_panel(grads, errors, inputs.dtype, index)
+        with st.expander("Take this view to Jupyter", icon=":material/download:"):
+            notebook_downloads(View(inputs, s["preset"], share.current_link()))
 
 
 stepper()
