@@ -1,0 +1,260 @@
+"""Recursive descent from tokens to a tree, over a vocabulary's names only.
+
+    expression := term (("+" | "-") term)*
+    term       := signed (("*" | "/") signed | signed)*      a product may omit its sign: 2 γ x̂
+    signed     := ("-" | "+") signed | "Σ" term | power     Σ takes the product after it
+    power      := postfix ("^" exponent)?                   x^2, x**-0.5, right to left
+    exponent   := ("-" | "+") exponent | power
+    postfix    := primary superscript*                      σ², s³, σ⁻¹
+    primary    := number | symbol | function "(" expression ")" | "(" expression ")"
+                | "√" postfix
+
+Nesting is bounded (MAX_DEPTH) and so is the tree (MAX_NODES), so no typed text can exhaust
+the stack or the evaluator.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from ln_core.formula.errors import FormulaError, FormulaFailure
+from ln_core.formula.tokens import OPENING, Token, tokenize
+from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number, size
+from ln_core.formula.vocabulary import Vocabulary
+
+MAX_DEPTH = 40
+MAX_NODES = 400
+MAX_NUMBER = 1e12  # a constant in a derivation is a small count or a power, never huge
+SUM = "sum"  # the function Σ stands for
+SQRT = "sqrt"  # the function √ stands for
+
+
+class _Parser:
+    def __init__(self, text: str, vocabulary: Vocabulary) -> None:
+        self.text = text
+        self.vocabulary = vocabulary
+        self.tokens = tokenize(text)
+        self.at = 0
+        self.depth = 0
+
+    # -- reading tokens ------------------------------------------------------------------
+
+    @property
+    def token(self) -> Token:
+        return self.tokens[self.at]
+
+    def take(self) -> Token:
+        token = self.tokens[self.at]
+        self.at += 1
+        return token
+
+    def is_op(self, *ops: str) -> bool:
+        return self.token.kind == "op" and self.token.text in ops
+
+    def fail(self, kind: str, problem: str, token: Token, **extra: object) -> FormulaFailure:
+        found = self.text[token.position : token.end]
+        return FormulaFailure(
+            FormulaError(kind, problem, token.position, token.end, found, **extra)
+        )
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail(
+                "too-deep", f"The formula nests deeper than {MAX_DEPTH} levels here.", self.token
+            )
+
+    # -- the grammar -----------------------------------------------------------------------
+
+    def expression(self) -> Node:
+        node = self.term()
+        while self.is_op("+", "-"):
+            op = self.take().text
+            right = self.term()
+            node = Binary(op, node, right, node.position, right.end)
+        return node
+
+    def starts_factor(self) -> bool:
+        token = self.token
+        return token.kind in ("name", "open") or (token.kind == "op" and token.text in "√Σ")
+
+    def term(self) -> Node:
+        node = self.signed()
+        while True:
+            if self.is_op("*", "/"):
+                op = self.take().text
+                right = self.signed()
+                node = Binary(op, node, right, node.position, right.end)
+            elif self.starts_factor():
+                right = self.signed()
+                node = Binary("*", node, right, node.position, right.end, implicit=True)
+            else:
+                return node
+
+    def signed(self) -> Node:
+        self.enter()
+        token = self.token
+        if self.is_op("-", "+"):
+            self.take()
+            operand = self.signed()
+            node = operand if token.text == "+" else Negate(operand, token.position, operand.end)
+        elif self.is_op("Σ"):
+            self.take()
+            if not self.starts_factor() and self.token.kind != "number" and not self.is_op("-"):
+                raise self.fail("syntax", "Σ needs something to sum after it.", self.token)
+            argument = self.term()
+            node = Call(SUM, argument, token.position, argument.end)
+        else:
+            node = self.power()
+        self.depth -= 1
+        return node
+
+    def power(self) -> Node:
+        base = self.postfix()
+        if not self.is_op("^"):
+            return base
+        self.take()
+        exponent = self.exponent()
+        return Binary("^", base, exponent, base.position, exponent.end)
+
+    def exponent(self) -> Node:
+        self.enter()
+        token = self.token
+        if self.is_op("-", "+"):
+            self.take()
+            operand = self.exponent()
+            node = operand if token.text == "+" else Negate(operand, token.position, operand.end)
+        else:
+            node = self.power()
+        self.depth -= 1
+        return node
+
+    def postfix(self) -> Node:
+        node = self.primary()
+        while self.token.kind == "power":
+            token = self.take()
+            exponent = Number(float(int(token.text)), token.position, token.end)
+            node = Binary("^", node, exponent, node.position, token.end)
+        return node
+
+    def primary(self) -> Node:
+        token = self.token
+        if token.kind == "number":
+            return self.number(self.take())
+        if token.kind == "name":
+            return self.name(self.take())
+        if token.kind == "open":
+            return self.group()
+        if self.is_op("√"):
+            self.take()
+            self.enter()
+            argument = self.postfix()
+            self.depth -= 1
+            return Call(SQRT, argument, token.position, argument.end)
+        if token.kind == "close":
+            raise self.fail("bracket", f"This {token.text} closes no bracket.", token)
+        if token.kind == "end":
+            raise self.fail("syntax", "The formula ends where a value is expected.", token)
+        if token.kind == "power":
+            raise self.fail("syntax", "This power has nothing before it.", token)
+        raise self.fail("syntax", f"A value is expected here, not '{token.text}'.", token)
+
+    def number(self, token: Token) -> Number:
+        value = float(token.text)
+        if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+            raise self.fail(
+                "number", f"This number is too large; the lab reads up to {MAX_NUMBER:.0e}.", token
+            )
+        return Number(value, token.position, token.end)
+
+    def group(self) -> Node:
+        opening = self.take()
+        self.enter()
+        inner = self.expression()
+        closing = self.token
+        if closing.kind != "close":
+            if closing.kind == "end":
+                raise self.fail(
+                    "bracket",
+                    f"The {opening.text} at character {opening.position + 1} is never closed.",
+                    opening,
+                )
+            raise self.fail("syntax", "An operator or a closing bracket is expected here.", closing)
+        if closing.text != OPENING[opening.text]:
+            raise self.fail(
+                "bracket",
+                f"This {closing.text} does not match the {opening.text} at character "
+                f"{opening.position + 1}.",
+                closing,
+            )
+        self.take()
+        self.depth -= 1
+        return _regroup(inner, opening.position, closing.end)
+
+    def name(self, token: Token) -> Node:
+        function = self.vocabulary.function(token.text)
+        if function is not None:
+            if self.token.kind != "open":
+                raise self.fail(
+                    "syntax",
+                    f"{function.name} needs brackets around what it applies to: "
+                    f"{function.name}( … ).",
+                    token,
+                )
+            argument = self.group()
+            return Call(function.name, argument, token.position, argument.end)
+        symbol = self.vocabulary.symbol(token.text)
+        if symbol is not None:
+            return Name(symbol.name, token.position, token.end)
+        parts = self.vocabulary.split(token.text)
+        if parts is None:
+            raise self.fail(
+                "unknown-name",
+                "This name is not one the lab knows.",
+                token,
+                known=self.vocabulary.known(),
+            )
+        # The parts share the token's characters: an error about one points at all of them.
+        node: Node = Name(parts[0].name, token.position, token.end)
+        for part in parts[1:]:
+            node = Binary(
+                "*",
+                node,
+                Name(part.name, token.position, token.end),
+                token.position,
+                token.end,
+                implicit=True,
+            )
+        return node
+
+
+def _regroup(node: Node, position: int, end: int) -> Node:
+    """The node spanning its brackets too, so an error about it points at the whole group."""
+    return replace(node, position=position, end=end)
+
+
+def parse(text: str, vocabulary: Vocabulary) -> Node | FormulaError:
+    """The tree of `text` over `vocabulary`, or the first problem found in it."""
+    try:
+        parser = _Parser(text, vocabulary)
+        if parser.token.kind == "end":
+            raise parser.fail("syntax", "The formula is empty.", parser.token)
+        tree = parser.expression()
+        token = parser.token
+        if token.kind == "close":
+            raise parser.fail("bracket", f"This {token.text} closes no bracket.", token)
+        if token.kind != "end":
+            raise parser.fail("syntax", "An operator is expected here.", token)
+        if size(tree) > MAX_NODES:
+            raise FormulaFailure(
+                FormulaError(
+                    "too-big",
+                    f"The formula has {size(tree)} parts; the lab reads at most {MAX_NODES}.",
+                    0,
+                    len(text),
+                )
+            )
+        return tree
+    except FormulaFailure as failure:
+        return failure.error
