@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 import ln_core
+from ln_core.derivation import DerivationCheck, check_formula
 from ln_core.gradcheck import compare
 from teaching.upstream import squared_error_gradient
 from ui.bundle import Bundle, make_bundle
@@ -146,6 +147,24 @@ def bug_jacobian_gap(vector: Inputs, bug: str) -> np.ndarray:
 def audit(inputs: Inputs) -> list[ln_core.AuditResult]:
     """Every formula of the source documents, judged on these inputs (in float64)."""
     return ln_core.audit(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
+
+
+@cached(32, 4)
+def derivation(
+    inputs: Inputs, target: str, text: str, with_eps: bool, scalar_gamma: bool
+) -> DerivationCheck:
+    """A student's formula for the gradient `target`, read and judged (in float64)."""
+    return check_formula(
+        text,
+        target,
+        inputs.x,
+        inputs.gamma,
+        inputs.beta,
+        inputs.dout,
+        inputs.eps,
+        with_eps=with_eps,
+        scalar_gamma=scalar_gamma,
+    )
 
 
 @cached(16, 4)

@@ -35,3 +35,5 @@ LINK_MAX_CELLS = LINK_MAX_ENTRIES * 4  # beyond this a link's array is not even 
 
 SHOWN_CHARS = 40  # user text echoed in a message is cut to this many characters
 SHOWN_PROBLEMS = 6  # a message lists at most this many problems, then says how many more
+
+LINK_FORMULA_CHARS = 400  # a typed formula a link may carry (a derivation is a line or two)
