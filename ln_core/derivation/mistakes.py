@@ -231,4 +231,5 @@ def _errata(target: str) -> tuple[Mistake, ...]:
 
 def known_mistakes(target: str) -> tuple[Mistake, ...]:
     """The mistakes a formula for `target` is compared with, most specific first."""
-    return (*_NAMED.get(target, ()), *_errata(target), *_generic(target))
+    # A document's own erratum first: its explanation says where the document went wrong.
+    return (*_errata(target), *_NAMED.get(target, ()), *_generic(target))

@@ -1,7 +1,7 @@
 """Recursive descent from tokens to a tree, over a vocabulary's names only.
 
     expression := term (("+" | "-") term)*
-    term       := signed (("*" | "/") signed | signed)*      a product may omit its sign: 2 γ x̂
+    term       := signed (("*" | "/") signed | signed)*      a product may omit its sign: 2 γ x̂, a 1/N
     signed     := ("-" | "+") signed | "Σ" term | power     Σ takes the product after it
     power      := postfix ("^" exponent)?                   x^2, x**-0.5, right to left
     exponent   := ("-" | "+") exponent | power
@@ -77,7 +77,9 @@ class _Parser:
 
     def starts_factor(self) -> bool:
         token = self.token
-        return token.kind in ("name", "open") or (token.kind == "op" and token.text in "√Σ")
+        return token.kind in ("name", "open", "number") or (
+            token.kind == "op" and token.text in "√Σ"
+        )
 
     def term(self) -> Node:
         node = self.signed()
@@ -101,7 +103,7 @@ class _Parser:
             node = operand if token.text == "+" else Negate(operand, token.position, operand.end)
         elif self.is_op("Σ"):
             self.take()
-            if not self.starts_factor() and self.token.kind != "number" and not self.is_op("-"):
+            if not self.starts_factor() and not self.is_op("-"):
                 raise self.fail("syntax", "Σ needs something to sum after it.", self.token)
             argument = self.term()
             node = Call(SUM, argument, token.position, argument.end)
