@@ -20,11 +20,11 @@ from dataclasses import replace
 
 from ln_core.formula.errors import FormulaError, FormulaFailure
 from ln_core.formula.tokens import OPENING, Token, tokenize
-from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number, size
+from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number
 from ln_core.formula.vocabulary import Vocabulary
 
 MAX_DEPTH = 40
-MAX_NODES = 400
+MAX_NODES = 200  # the tree's depth is bounded by this too: every walk of it recurses
 MAX_NUMBER = 1e12  # a constant in a derivation is a small count or a power, never huge
 SUM = "sum"  # the function Σ stands for
 SQRT = "sqrt"  # the function √ stands for
@@ -37,6 +37,7 @@ class _Parser:
         self.tokens = tokenize(text)
         self.at = 0
         self.depth = 0
+        self.nodes = 0
 
     # -- reading tokens ------------------------------------------------------------------
 
@@ -58,6 +59,22 @@ class _Parser:
             FormulaError(kind, problem, token.position, token.end, found, **extra)
         )
 
+    def made(self, node: Node) -> Node:
+        """Count every node as it is made: a long flat chain (x + x + ...) is as deep a tree
+        as deep brackets, and the evaluator and printer recurse through it."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise FormulaFailure(
+                FormulaError(
+                    "too-big",
+                    f"The formula has more than {MAX_NODES} parts; the lab reads at most that.",
+                    node.position,
+                    node.end,
+                    self.text[node.position : node.end],
+                )
+            )
+        return node
+
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -72,7 +89,7 @@ class _Parser:
         while self.is_op("+", "-"):
             op = self.take().text
             right = self.term()
-            node = Binary(op, node, right, node.position, right.end)
+            node = self.made(Binary(op, node, right, node.position, right.end))
         return node
 
     def starts_factor(self) -> bool:
@@ -87,10 +104,10 @@ class _Parser:
             if self.is_op("*", "/"):
                 op = self.take().text
                 right = self.signed()
-                node = Binary(op, node, right, node.position, right.end)
+                node = self.made(Binary(op, node, right, node.position, right.end))
             elif self.starts_factor():
                 right = self.signed()
-                node = Binary("*", node, right, node.position, right.end, implicit=True)
+                node = self.made(Binary("*", node, right, node.position, right.end, implicit=True))
             else:
                 return node
 
@@ -100,13 +117,17 @@ class _Parser:
         if self.is_op("-", "+"):
             self.take()
             operand = self.signed()
-            node = operand if token.text == "+" else Negate(operand, token.position, operand.end)
+            node = (
+                operand
+                if token.text == "+"
+                else self.made(Negate(operand, token.position, operand.end))
+            )
         elif self.is_op("Σ"):
             self.take()
             if not self.starts_factor() and not self.is_op("-"):
                 raise self.fail("syntax", "Σ needs something to sum after it.", self.token)
             argument = self.term()
-            node = Call(SUM, argument, token.position, argument.end)
+            node = self.made(Call(SUM, argument, token.position, argument.end))
         else:
             node = self.power()
         self.depth -= 1
@@ -118,7 +139,7 @@ class _Parser:
             return base
         self.take()
         exponent = self.exponent()
-        return Binary("^", base, exponent, base.position, exponent.end)
+        return self.made(Binary("^", base, exponent, base.position, exponent.end))
 
     def exponent(self) -> Node:
         self.enter()
@@ -126,7 +147,11 @@ class _Parser:
         if self.is_op("-", "+"):
             self.take()
             operand = self.exponent()
-            node = operand if token.text == "+" else Negate(operand, token.position, operand.end)
+            node = (
+                operand
+                if token.text == "+"
+                else self.made(Negate(operand, token.position, operand.end))
+            )
         else:
             node = self.power()
         self.depth -= 1
@@ -136,8 +161,8 @@ class _Parser:
         node = self.primary()
         while self.token.kind == "power":
             token = self.take()
-            exponent = Number(float(int(token.text)), token.position, token.end)
-            node = Binary("^", node, exponent, node.position, token.end)
+            exponent = self.made(Number(float(int(token.text)), token.position, token.end))
+            node = self.made(Binary("^", node, exponent, node.position, token.end))
         return node
 
     def primary(self) -> Node:
@@ -153,7 +178,7 @@ class _Parser:
             self.enter()
             argument = self.postfix()
             self.depth -= 1
-            return Call(SQRT, argument, token.position, argument.end)
+            return self.made(Call(SQRT, argument, token.position, argument.end))
         if token.kind == "close":
             raise self.fail("bracket", f"This {token.text} closes no bracket.", token)
         if token.kind == "end":
@@ -168,7 +193,7 @@ class _Parser:
             raise self.fail(
                 "number", f"This number is too large; the lab reads up to {MAX_NUMBER:.0e}.", token
             )
-        return Number(value, token.position, token.end)
+        return self.made(Number(value, token.position, token.end))
 
     def group(self) -> Node:
         opening = self.take()
@@ -205,10 +230,10 @@ class _Parser:
                     token,
                 )
             argument = self.group()
-            return Call(function.name, argument, token.position, argument.end)
+            return self.made(Call(function.name, argument, token.position, argument.end))
         symbol = self.vocabulary.symbol(token.text)
         if symbol is not None:
-            return Name(symbol.name, token.position, token.end)
+            return self.made(Name(symbol.name, token.position, token.end))
         parts = self.vocabulary.split(token.text)
         if parts is None:
             raise self.fail(
@@ -218,16 +243,10 @@ class _Parser:
                 known=self.vocabulary.known(),
             )
         # The parts share the token's characters: an error about one points at all of them.
-        node: Node = Name(parts[0].name, token.position, token.end)
+        node: Node = self.made(Name(parts[0].name, token.position, token.end))
         for part in parts[1:]:
-            node = Binary(
-                "*",
-                node,
-                Name(part.name, token.position, token.end),
-                token.position,
-                token.end,
-                implicit=True,
-            )
+            right = self.made(Name(part.name, token.position, token.end))
+            node = self.made(Binary("*", node, right, token.position, token.end, implicit=True))
         return node
 
 
@@ -248,15 +267,6 @@ def parse(text: str, vocabulary: Vocabulary) -> Node | FormulaError:
             raise parser.fail("bracket", f"This {token.text} closes no bracket.", token)
         if token.kind != "end":
             raise parser.fail("syntax", "An operator is expected here.", token)
-        if size(tree) > MAX_NODES:
-            raise FormulaFailure(
-                FormulaError(
-                    "too-big",
-                    f"The formula has {size(tree)} parts; the lab reads at most {MAX_NODES}.",
-                    0,
-                    len(text),
-                )
-            )
         return tree
     except FormulaFailure as failure:
         return failure.error
