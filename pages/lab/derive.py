@@ -54,7 +54,7 @@ with typing:
         st.columns(len(EXAMPLES)), EXAMPLES, strict=True
     ):
         column.button(label, on_click=_use, args=(example_target, formula))
-with names, st.expander("Names you can use", expanded=True):
+with names, st.expander("Names you can use"):
     derivation_view.names_list(target)
 
 with stops_on_error():
