@@ -1,7 +1,7 @@
 """Recursive descent from tokens to a tree, over a vocabulary's names only.
 
     expression := term (("+" | "-") term)*
-    term       := signed (("*" | "/") signed | signed)*      a product may omit its sign: 2 γ x̂, a 1/N
+    term       := signed (("*" | "/") signed | signed)*      a product may omit its sign: 2 γ x̂
     signed     := ("-" | "+") signed | "Σ" term | power     Σ takes the product after it
     power      := postfix ("^" exponent)?                   x^2, x**-0.5, right to left
     exponent   := ("-" | "+") exponent | power

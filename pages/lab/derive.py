@@ -5,9 +5,10 @@ import streamlit as st
 
 from ln_core.derivation import TARGETS
 from ln_core.formula.tokens import MAX_CHARS
-from ui import caps, compute, state
 from ui.draw import derivation_view
-from ui.errors import stops_on_error
+from ui.entry.errors import stops_on_error
+from ui.server import caps, compute
+from ui.session import state
 
 # (button, quantity, formula): one document's line as written, a right compact form, a slip.
 EXAMPLES = (

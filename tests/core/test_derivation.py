@@ -155,7 +155,8 @@ def test_common_slips_are_named(slip):
 
 CORRECT_DX = (
     "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))",
-    "inv_sqrt_sve * (dnormalized_x - mean(dnormalized_x) - normalized_x * mean(dnormalized_x * normalized_x))",
+    "inv_sqrt_sve * (dnormalized_x - mean(dnormalized_x)"
+    " - normalized_x * mean(dnormalized_x * normalized_x))",
     "1/sqrt(var + eps) * (dy*gamma - mean(dy*gamma) - xhat*mean(dy*gamma*xhat))",
     "(σ²+ε)^(-1/2) (dxhat − mean(dxhat) − x̂ mean(dxhat x̂))",
     "1/(D √(σ²+ε)) (D dxhat − Σ dxhat − x̂ Σ dxhat x̂)",

@@ -162,9 +162,11 @@ def test_adversarial_text_is_refused_or_judged(text):
 
 
 ALPHABET = st.sampled_from(
-    list("xDNε() []{}+-−*/^·²³⁻¹√Σ.,=_ 0123456789e")
-    + ["xhat", "x̂", "dy", "dxhat", "γ", "mean(", "sum(", "sqrt(", "μ", "σ", "var", "rstd"]
-    + ["__class__", "lambda", "х", "ｘ", "\u0302", "\u200b", "**", "1e308", "99999"]
+    [
+        *"xDNε() []{}+-−*/^·²³⁻¹√Σ.,=_ 0123456789e",
+        *("xhat", "x̂", "dy", "dxhat", "γ", "mean(", "sum(", "sqrt(", "μ", "σ", "var", "rstd"),
+        *("__class__", "lambda", "х", "ｘ", "\u0302", "\u200b", "**", "1e308", "99999"),
+    ]
 )
 
 

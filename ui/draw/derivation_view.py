@@ -12,8 +12,8 @@ import streamlit as st
 
 from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, usable
 from ln_core.derivation.symbols import GRADIENT_NAMES
-from ui.audit_view import ICONS, plain
-from ui.errors import literal
+from ui.draw.audit_view import ICONS, plain
+from ui.entry.errors import literal
 
 LEFT_SIDES = {"dgamma": r"\mathrm{d}\gamma", "dbeta": r"\mathrm{d}\beta"}
 

@@ -25,10 +25,10 @@ import streamlit as st
 from ln_core.validation import as_float_array, check_shape
 from teaching.presets import PRESETS, make_example
 from teaching.upstream import one_hot
-from ui import compute
-from ui.csv_io import parse_csv
-from ui.errors import literal
-from ui.inputs import Inputs
+from ui.entry.csv_io import parse_csv
+from ui.entry.errors import literal
+from ui.entry.inputs import Inputs
+from ui.server import compute
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
 UPSTREAM_KINDS = {
@@ -90,7 +90,7 @@ SCHEMA: dict[str, Key] = {
     ),
     "derive_eps": Key(True, _P, "the typed derivation has ε (else it is judged at ε = 0)"),
     "derive_scalar": Key(False, _P, "the typed derivation has one scalar γ and β"),
-    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.inputs.AFFINE)"),
+    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.entry.inputs.AFFINE)"),
     "per": Key("token", _P, "a token batch normalized per token or per sequence"),
     "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),
     "csv_text": Key(None, _W, "the pasted CSV"),
