@@ -6,6 +6,7 @@ common mistakes apart (probes), with the known mistake it makes named (mistakes)
 claim to be; `check` puts them together.
 """
 
+from ln_core.audit.symbols import LAYERNORM
 from ln_core.derivation.check import (
     DerivationCheck,
     Difference,
@@ -15,8 +16,7 @@ from ln_core.derivation.check import (
     model_for,
     read,
 )
-from ln_core.derivation.quantities import TARGETS, Target
-from ln_core.derivation.symbols import LAYERNORM, usable
+from ln_core.derivation.quantities import TARGETS, Target, usable
 
 __all__ = [
     "LAYERNORM",

@@ -14,11 +14,11 @@ import numpy as np
 
 from ln_core.audit.model import AuditResult, Entry, Model, Quantity
 from ln_core.audit.setting import Case, Setting
+from ln_core.audit.symbols import GRADIENT_NAMES, LAYERNORM, functions, values
 from ln_core.audit.verdict import judge
 from ln_core.derivation.mistakes import Mistake, known_mistakes
 from ln_core.derivation.probes import PROBES, Probe
-from ln_core.derivation.quantities import TARGETS
-from ln_core.derivation.symbols import GRADIENT_NAMES, LAYERNORM, functions, usable, values
+from ln_core.derivation.quantities import TARGETS, usable
 from ln_core.formula import FormulaError, Node, evaluate, parse, to_latex
 from ln_core.formula.errors import FormulaFailure
 from ln_core.formula.tree import Binary, Call, Name, Negate

@@ -17,10 +17,10 @@ import numpy as np
 from ln_core.audit import DOCUMENTS, ENTRIES
 from ln_core.audit.model import Model
 from ln_core.audit.setting import Setting
+from ln_core.audit.symbols import BACKWARD_ORDER, LAYERNORM, functions, values
 from ln_core.backward import backward
 from ln_core.bugs import Bug, buggy_backward
 from ln_core.derivation.quantities import TARGETS
-from ln_core.derivation.symbols import BACKWARD_ORDER, LAYERNORM, functions, values
 from ln_core.formula import FormulaError, evaluate, parse
 from ln_core.forward import forward
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from ln_core.audit import doc004
 from ln_core.audit import quantities as q
 from ln_core.audit.model import Model, Quantity
+from ln_core.audit.symbols import BACKWARD_ORDER
 
 
 @dataclass(frozen=True)
@@ -53,3 +54,11 @@ TARGETS: dict[str, Target] = {
         _same("dx_via_sample_mean", "dx via sample_mean", doc004.DX_VIA_MEAN),
     )
 }
+
+
+def usable(target: str) -> frozenset[str]:
+    """The gradient names a formula for `target` may read: the staged backward's gradients
+    computed before it (dgamma and dbeta: only dout and dgx)."""
+    if target in BACKWARD_ORDER:
+        return frozenset(BACKWARD_ORDER[: BACKWARD_ORDER.index(target)])
+    return frozenset(("dout", "dgx"))

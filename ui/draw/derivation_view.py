@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ln_core.audit.symbols import GRADIENT_NAMES
 from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, usable
-from ln_core.derivation.symbols import GRADIENT_NAMES
 from ui.draw.audit_view import ICONS, plain
 from ui.entry.errors import literal
 

@@ -1,18 +1,21 @@
-"""The names a student's formula may use: the lab's node names and the documents' usual
-symbols, each bound to its value in an audit Setting (ln_core.audit.setting).
+"""The names a formula may use, bound to their values in a Setting: LAYERNORM (the lab's node
+names and the documents' usual symbols, what a student types) and AUDIT (LAYERNORM plus the
+Jacobian helpers the documents' partial derivatives need).
 
 Shapes follow the Setting: (C, V, D) per entry, (C, V, 1) for one value per vector (μ, σ², the
 node gradients reduced over the features), (C, 1, D) per feature (γ, β), floats for D and ε.
-`sum` and `mean` run over the features of each vector (the normalized axis), `sum_batch` and
-`mean_batch` over the vectors.
+`sum` and `mean` run over the normalized axis (the features of each vector in LayerNorm),
+`sum_batch` and `mean_batch` over the vectors. Jacobian-shaped values are (C, V, R, D), entry
+[c, v, r, l] for k = rows[r] (Setting.rows).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
+from ln_core.audit import quantities as q
 from ln_core.audit.setting import Setting
 from ln_core.formula import Function, Symbol, Vocabulary
 
@@ -97,43 +100,108 @@ _FUNCTIONS = (
 LAYERNORM = Vocabulary((*_FORWARD, *_GRADIENTS), _FUNCTIONS)
 GRADIENT_NAMES = frozenset(s.name for s in _GRADIENTS)
 
+AUDIT = LAYERNORM.plus(
+    (
+        Symbol("diagonal", (), r"\delta_{kl}", "1 where k = l (Jacobian-shaped)"),
+        Symbol("off_diagonal", (), r"(1-\delta_{kl})", "1 where k ≠ l (Jacobian-shaped)"),
+        Symbol("ones", (), r"\mathbf{1}", "an array of ones, x's shape"),
+        Symbol("dvar_dx", (), r"\frac{\partial\sigma^2}{\partial x_k}", "∂σ²/∂x_k, numerically"),
+        Symbol("dz_block", (), r"\frac{\partial C}{\partial z}", "dz of the residual block"),
+    ),
+    (
+        Function("total", (), (r"\sum_{n,j}\left(", r"\right)"), "sum over vectors and features"),
+        Function("rows", (), (r"\left(", r"\right)_k"), "a per-entry value at k = rows"),
+        Function("at_rows", (), (r"\left(", r"\right)_k"), "a value at k, Jacobian-shaped"),
+        Function("at_columns", (), (r"\left(", r"\right)_l"), "a value at l, Jacobian-shaped"),
+        Function(
+            "jacobian_times",
+            (),
+            (r"\left(", r"\right)\frac{\partial\hat{x}}{\partial x}"),
+            "row times ∂x̂/∂x",
+        ),
+        Function(
+            "sublayer_times",
+            (),
+            (r"\left(", r"\right)\frac{\partial y}{\partial x}"),
+            "row times ∂y/∂x of F",
+        ),
+    ),
+)
 
-def usable(target: str) -> frozenset[str]:
-    """The gradient names a formula for `target` may read: the staged backward's gradients
-    computed before it (dgamma and dbeta: only dout and dgx)."""
-    if target in BACKWARD_ORDER:
-        return frozenset(BACKWARD_ORDER[: BACKWARD_ORDER.index(target)])
-    return frozenset(("dout", "dgx"))
+
+class Bound(Mapping[str, np.ndarray | float]):
+    """A setting's values by name, each computed on first use: a numerical derivative or the
+    residual block costs something, and most formulas read a handful of names."""
+
+    def __init__(self, getters: Mapping[str, Callable[[], np.ndarray | float]]) -> None:
+        self._getters = getters
+        self._made: dict[str, np.ndarray | float] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray | float:
+        if name not in self._made:
+            self._made[name] = self._getters[name]()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._getters)
+
+    def __len__(self) -> int:
+        return len(self._getters)
 
 
-def values(st: Setting) -> dict[str, np.ndarray | float]:
-    """Every symbol of LAYERNORM bound to its value in `st` (see the module docstring)."""
+def _layernorm_getters(st: Setting) -> dict[str, Callable[[], np.ndarray | float]]:
     c = st.cache
-    bound: dict[str, np.ndarray | float] = {
-        "x": st.x,
-        "sample_mean": c.sample_mean,
-        "x_sm": c.x_sm,
-        "sq_xsm": c.sq_xsm,
-        "sample_var": c.sample_var,
-        "sigma": np.sqrt(c.sample_var),
-        "sve": c.sve,
-        "sqrt_sve": c.sqrt_sve,
-        "inv_sqrt_sve": c.inv_sqrt_sve,
-        "normalized_x": st.xhat,
-        "gamma": st.gamma,
-        "beta": st.beta,
-        "gx": st.gamma * st.xhat,
-        "out": st.gamma * st.xhat + st.beta,
-        "eps": float(c.eps),
-        "D": float(st.n),
+    getters: dict[str, Callable[[], np.ndarray | float]] = {
+        "x": lambda: st.x,
+        "sample_mean": lambda: c.sample_mean,
+        "x_sm": lambda: c.x_sm,
+        "sq_xsm": lambda: c.sq_xsm,
+        "sample_var": lambda: c.sample_var,
+        "sigma": lambda: np.sqrt(c.sample_var),
+        "sve": lambda: c.sve,
+        "sqrt_sve": lambda: c.sqrt_sve,
+        "inv_sqrt_sve": lambda: c.inv_sqrt_sve,
+        "normalized_x": lambda: st.xhat,
+        "gamma": lambda: st.gamma,
+        "beta": lambda: st.beta,
+        "gx": lambda: st.gamma * st.xhat,
+        "out": lambda: st.gamma * st.xhat + st.beta,
+        "eps": lambda: float(c.eps),
+        "D": lambda: float(st.n),
         # The Setting's staged backward ran with γ = 1 and upstream dy γ (see its module), so
         # dout and dgx are the student's dy, and every gradient from dnormalized_x on is exact.
-        "dout": st.dy,
-        "dgx": st.dy,
+        "dout": lambda: st.dy,
+        "dgx": lambda: st.dy,
     }
     for name in BACKWARD_ORDER[2:]:
-        bound[name] = st.grads.of(name[1:])
-    return bound
+        getters[name] = lambda node=name[1:]: st.grads.of(node)
+    return getters
+
+
+def values(st: Setting) -> Bound:
+    """Every symbol of LAYERNORM bound to its value in `st` (see the module docstring)."""
+    return Bound(_layernorm_getters(st))
+
+
+def _sublayer_times(st: Setting, row: np.ndarray) -> np.ndarray:
+    """row · ∂y/∂x for the residual block's sublayer y = tanh(x W + c):
+    ∂y_j/∂x_i = (1 - y_j²) W_ij. (C, V, D)."""
+    block, _ = st.residual
+    return (row * (1.0 - block.f**2)) @ block.sublayer.W.T
+
+
+def audit_values(st: Setting) -> Bound:
+    """Every symbol of AUDIT bound to its value in `st`."""
+    return Bound(
+        {
+            **_layernorm_getters(st),
+            "diagonal": st.diagonal,
+            "off_diagonal": st.off_diagonal,
+            "ones": lambda: np.ones_like(st.x),
+            "dvar_dx": lambda: q.DVAR_DX.compute(st),
+            "dz_block": lambda: st.residual[1].ln.dx,
+        }
+    )
 
 
 def functions(st: Setting) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
@@ -151,4 +219,17 @@ def functions(st: Setting) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
         "mean_batch": lambda a: st.batch_sum(full(a)) / vectors,
         "sqrt": np.sqrt,
         "abs": np.abs,
+    }
+
+
+def audit_functions(st: Setting) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """The functions of AUDIT over the setting's axes."""
+    return {
+        **functions(st),
+        "total": st.total,
+        "rows": lambda a: a[..., st.rows],
+        "at_rows": st.at_rows,
+        "at_columns": st.at_columns,
+        "jacobian_times": lambda a: q.applied_jacobian(st, a),
+        "sublayer_times": lambda a: _sublayer_times(st, a),
     }
