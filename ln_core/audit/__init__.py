@@ -2,9 +2,11 @@
 inputs in the document's own model and judged against the quantity it claims to be.
 
 One data file per document (doc000.toml .. doc004.toml) holds its entries: the document's
-lines, the formulas as expressions, the mistakes and readings; the module of the same name
-holds the helpers those expressions call, and `entries` reads the file. `documents` names the
-documents and their notation (documents.toml); `verdict` judges an entry on a case.
+lines, its formulas (in the grammar of ln_core.formula, over the names of `symbols`, the same
+evaluator that judges a student's typed formula), the mistakes and readings; the module of the
+same name names the model and quantities the entries claim, and `entries` reads the file.
+`documents` names the documents and their notation (documents.toml); `verdict` judges an entry
+on a case.
 """
 
 from __future__ import annotations
