@@ -15,8 +15,8 @@ import numpy as np
 
 from ln_core.audit import doc000, doc001, doc002, doc003, doc004
 from ln_core.audit.documents import DOCUMENTS, Document, Symbol
-from ln_core.audit.model import AuditResult, Correction, Entry, Model, Quantity
-from ln_core.audit.setting import Case
+from ln_core.audit.model import AuditResult, Correction, Entry, Quantity
+from ln_core.audit.setting import Case, Model
 from ln_core.audit.verdict import judge
 
 ENTRIES: tuple[Entry, ...] = (

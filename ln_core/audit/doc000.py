@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ln_core.audit.entries import load_entries
-from ln_core.audit.model import Entry, Model
-from ln_core.audit.setting import Case, Setting
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Case, Model, Setting
 
 MODEL = Model(gamma="scalar", eps=False, axis="features")
 PER_FEATURE = Model(gamma="per-feature", eps=False, axis="features")

@@ -8,7 +8,8 @@ the entry for i = rows[r] (or j = rows[r] for a derivative with respect to X_j) 
 from __future__ import annotations
 
 from ln_core.audit.entries import load_entries
-from ln_core.audit.model import Entry, Model
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Model
 
 MODEL = Model(gamma="per-feature", eps=False, axis="features")
 

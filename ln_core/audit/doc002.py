@@ -9,7 +9,8 @@ line is judged on its own step.
 from __future__ import annotations
 
 from ln_core.audit.entries import load_entries
-from ln_core.audit.model import Entry, Model
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Model
 
 MODEL = Model(gamma="per-feature", eps=True, axis="features")
 

@@ -6,7 +6,8 @@ Its formulas (doc003.toml) name D as N, x − μ as x_sm, 1/sqrt(σ² + ε) as r
 from __future__ import annotations
 
 from ln_core.audit.entries import load_entries
-from ln_core.audit.model import Entry, Model
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Model
 
 MODEL = Model(gamma="per-feature", eps=True, axis="features")
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from ln_core.audit import quantities as q
 from ln_core.audit.entries import load_entries
-from ln_core.audit.model import Entry, Model
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Model
 
 MODEL = Model(gamma="per-feature", eps=True, axis="batch")
 

@@ -1,43 +1,21 @@
-"""The audit's vocabulary: the model a document assumes, the quantity a formula claims to be,
-one audited formula (an entry), and the judged result.
+"""The audit's vocabulary: the quantity a formula claims to be, one audited formula (an entry),
+and the judged result.
 
-Formulas and references are functions of a `Setting` (ln_core.audit.setting): the forward pass
-and staged backward in the document's own model, on the student's inputs in float64.
+Formulas and references are functions of a `Setting` (ln_core.audit.setting, which also holds
+the Model a document assumes): the forward pass and staged backward in the document's own
+model, on the student's inputs in float64. This module reads setting, never the reverse.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ln_core.audit.setting import Case, Setting
+from ln_core.audit.setting import Case, Model, Setting
 
-Formula = Callable[["Setting"], np.ndarray]
-
-
-@dataclass(frozen=True)
-class Model:
-    """What a document assumes: one scalar γ or one per feature, ε or not, which axis it
-    normalizes ("features": LayerNorm, each vector over its D features; "batch": each feature
-    over the N vectors of the batch, BatchNorm's graph)."""
-
-    gamma: str
-    eps: bool
-    axis: str
-
-    def describe(self) -> str:
-        gamma = "one scalar γ and β" if self.gamma == "scalar" else "one γ and β per feature"
-        eps = "σ² + ε under the root" if self.eps else "no ε (σ is the plain standard deviation)"
-        axis = (
-            "statistics over the D features of each vector (LayerNorm)"
-            if self.axis == "features"
-            else "statistics over the N vectors of the batch, per feature (BatchNorm's graph)"
-        )
-        return f"{gamma}; {eps}; {axis}"
+Formula = Callable[[Setting], np.ndarray]
 
 
 @dataclass(frozen=True)

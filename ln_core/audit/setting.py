@@ -14,12 +14,13 @@ gradient from dnormalized_x to dx is then the one of the real γ.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from typing import Any, Protocol
 
 import numpy as np
 
-from ln_core.audit.model import AuditResult, Model, Quantity
 from ln_core.backward import StagedGrads, backward
 from ln_core.closed_form import PathTerms, dx_path_terms
 from ln_core.forward import LINES, NODE_NAMES, Cache, forward, forward_from, run_lines
@@ -61,6 +62,35 @@ def sublayer_gain(d: int) -> float:
 def per_case_max(a: np.ndarray | float, cases: int) -> np.ndarray:
     """max over everything but the leading case axis, (C,)."""
     return np.max(np.broadcast_to(a, (cases, *np.shape(a)[1:])).reshape(cases, -1), axis=1)
+
+
+@dataclass(frozen=True)
+class Model:
+    """What a document assumes: one scalar γ or one per feature, ε or not, which axis it
+    normalizes ("features": LayerNorm, each vector over its D features; "batch": each feature
+    over the N vectors of the batch, BatchNorm's graph)."""
+
+    gamma: str
+    eps: bool
+    axis: str
+
+    def describe(self) -> str:
+        gamma = "one scalar γ and β" if self.gamma == "scalar" else "one γ and β per feature"
+        eps = "σ² + ε under the root" if self.eps else "no ε (σ is the plain standard deviation)"
+        axis = (
+            "statistics over the D features of each vector (LayerNorm)"
+            if self.axis == "features"
+            else "statistics over the N vectors of the batch, per feature (BatchNorm's graph)"
+        )
+        return f"{gamma}; {eps}; {axis}"
+
+
+class Reference(Protocol):
+    """What a reference is computed from: an audit Quantity (ln_core.audit.model), which
+    reads a Setting, so this module names only the two parts it calls."""
+
+    compute: Callable[[Setting], np.ndarray]
+    scale: Callable[[Setting], Any]
 
 
 @dataclass(frozen=True)
@@ -187,10 +217,10 @@ class Setting:
     # -- references computed once per setting ------------------------------------------------
 
     @cached_property
-    def _references(self) -> dict[Quantity, tuple[np.ndarray, np.ndarray]]:
+    def _references(self) -> dict[Reference, tuple[np.ndarray, np.ndarray]]:
         return {}
 
-    def reference(self, quantity: Quantity) -> tuple[np.ndarray, np.ndarray]:
+    def reference(self, quantity: Reference) -> tuple[np.ndarray, np.ndarray]:
         """The quantity's reference value and natural size per case, (C,), computed once."""
         if quantity not in self._references:
             value = np.asarray(quantity.compute(self), dtype=np.float64)
@@ -257,7 +287,8 @@ class Case:
 
     x, dout: (C, V, D); gamma, beta: (C, D); eps: the student's ε (documents without ε are
     judged at 0). settings: one Setting per model and ε, built on first use; judged: the
-    results of entries already judged, by entry id and ε. Cases made by with_eps share both.
+    AuditResults (ln_core.audit.model) of entries already judged, by entry id and ε. Cases
+    made by with_eps share both.
     """
 
     x: np.ndarray
@@ -268,7 +299,7 @@ class Case:
     settings: dict[tuple[Model, float], Setting] = field(
         default_factory=dict, repr=False, compare=False
     )
-    judged: dict[tuple[str, float], list[AuditResult]] = field(
+    judged: dict[tuple[str, float], list[Any]] = field(
         default_factory=dict, repr=False, compare=False
     )
 

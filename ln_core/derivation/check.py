@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.audit.model import AuditResult, Entry, Model, Quantity
-from ln_core.audit.setting import Case, Setting
+from ln_core.audit.model import AuditResult, Entry, Quantity
+from ln_core.audit.setting import Case, Model, Setting
 from ln_core.audit.symbols import GRADIENT_NAMES, LAYERNORM, functions, values
 from ln_core.audit.verdict import judge
 from ln_core.derivation.mistakes import Mistake, known_mistakes

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ln_core.audit import DOCUMENTS, ENTRIES
-from ln_core.audit.model import Model
-from ln_core.audit.setting import Setting
+from ln_core.audit.setting import Model, Setting
 from ln_core.audit.symbols import BACKWARD_ORDER, LAYERNORM, functions, values
 from ln_core.backward import backward
 from ln_core.bugs import Bug, buggy_backward

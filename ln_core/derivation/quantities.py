@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 
 from ln_core.audit import doc004
 from ln_core.audit import quantities as q
-from ln_core.audit.model import Model, Quantity
+from ln_core.audit.model import Quantity
+from ln_core.audit.setting import Model
 from ln_core.audit.symbols import BACKWARD_ORDER
 
 
