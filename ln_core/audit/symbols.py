@@ -67,17 +67,29 @@ _GRADIENTS = (
     Symbol("dout", ("dy",), r"\mathrm{d}y", "the upstream gradient ∂L/∂y"),
     Symbol("dgx", (), r"\mathrm{d}(\gamma\hat{x})", "the gradient at gx (equals dy)"),
     Symbol("dnormalized_x", ("dxhat", "dx̂", "dx_hat"), r"\mathrm{d}\hat{x}", "∂L/∂x̂ = dy γ"),
-    Symbol("dx_sm_via_normalized_x", (), r"\mathrm{d}x_{\mathrm{sm}}^{(\hat{x})}", "node"),
-    Symbol("dinv_sqrt_sve", (), r"\mathrm{d}\,\mathrm{inv\_sqrt\_sve}", "node"),
-    Symbol("dsqrt_sve", (), r"\mathrm{d}\,\mathrm{sqrt\_sve}", "node"),
-    Symbol("dsve", (), r"\mathrm{d}\,\mathrm{sve}", "node"),
+    Symbol(
+        "dx_sm_via_normalized_x",
+        (),
+        r"\mathrm{d}x_{\mathrm{sm}}^{(\hat{x})}",
+        "the part of dx_sm from normalized_x",
+    ),
+    Symbol(
+        "dinv_sqrt_sve", (), r"\mathrm{d}\,\mathrm{inv\_sqrt\_sve}", "the gradient at inv_sqrt_sve"
+    ),
+    Symbol("dsqrt_sve", (), r"\mathrm{d}\,\mathrm{sqrt\_sve}", "the gradient at sqrt_sve"),
+    Symbol("dsve", (), r"\mathrm{d}\,\mathrm{sve}", "the gradient at sve"),
     Symbol("dsample_var", ("dvar",), r"\mathrm{d}\sigma^{2}", "∂L/∂σ²"),
-    Symbol("dsq_xsm", (), r"\mathrm{d}\,\mathrm{sq\_xsm}", "node"),
-    Symbol("dx_sm_via_sq_xsm", (), r"\mathrm{d}x_{\mathrm{sm}}^{(\mathrm{sq})}", "node"),
-    Symbol("dx_sm", (), r"\mathrm{d}x_{\mathrm{sm}}", "node"),
-    Symbol("dx_via_x_sm", (), r"\mathrm{d}x^{(x_{\mathrm{sm}})}", "node"),
+    Symbol("dsq_xsm", (), r"\mathrm{d}\,\mathrm{sq\_xsm}", "the gradient at sq_xsm"),
+    Symbol(
+        "dx_sm_via_sq_xsm",
+        (),
+        r"\mathrm{d}x_{\mathrm{sm}}^{(\mathrm{sq})}",
+        "the part of dx_sm from sq_xsm",
+    ),
+    Symbol("dx_sm", (), r"\mathrm{d}x_{\mathrm{sm}}", "the gradient at x_sm (both parts)"),
+    Symbol("dx_via_x_sm", (), r"\mathrm{d}x^{(x_{\mathrm{sm}})}", "the part of dx through x_sm"),
     Symbol("dsample_mean", ("dmu", "dμ"), r"\mathrm{d}\mu", "∂L/∂μ"),
-    Symbol("dx_via_sample_mean", (), r"\mathrm{d}x^{(\mu)}", "node"),
+    Symbol("dx_via_sample_mean", (), r"\mathrm{d}x^{(\mu)}", "the part of dx through μ"),
     Symbol("dx", (), r"\mathrm{d}x", "∂L/∂x"),
 )
 

@@ -78,12 +78,13 @@ def draw(check: DerivationCheck) -> None:
         return
     st.subheader(f"{check.verdict.capitalize()}")
     icon = ICONS[check.verdict]
+    # st.error stays for a formula the lab cannot read: a wrong one is a finding, not a failure.
     if check.verdict == "correct":
         st.success(plain(check.summary), icon=icon)
     elif check.verdict == "wrong":
-        st.error(plain(check.summary), icon=icon)
-    else:
         st.warning(plain(check.summary), icon=icon)
+    else:
+        st.info(plain(check.summary), icon=icon)
     st.markdown(f"**On your inputs:** {check.yours.verdict}. {plain(check.yours.reason)}")
     if check.mistake is not None:
         st.warning(
