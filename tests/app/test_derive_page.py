@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ui.entry.limits import LINK_FORMULA_CHARS
+
 TYPED = "Your formula (the right-hand side)"
 
 
@@ -74,7 +76,7 @@ def test_a_link_poses_a_formula(open_link):
 @pytest.mark.parametrize(
     ("params", "problem"),
     [
-        ({"formula": "x" * 401}, "a link may carry 400"),
+        ({"formula": "x" * (LINK_FORMULA_CHARS + 1)}, f"a link may carry {LINK_FORMULA_CHARS}"),
         ({"formula": "x\u0007"}, "not printable"),
         ({"quantity": "dfoo"}, "must be one of"),
         ({"feps": "2"}, "must be 0 or 1"),

@@ -39,10 +39,10 @@ def names_list(target: str) -> None:
 
 def _error(check: DerivationCheck) -> None:
     error = check.error
-    where = f"at character {error.position + 1}"
+    where = f"At character {error.position + 1}"
     if error.found:
-        where += f", {literal(error.found)}"
-    st.error(f"{plain(error.problem)} ({where})", icon=":material/error:")
+        where += f" ({literal(error.found)})"
+    st.error(f"{where}: {plain(error.problem)}", icon=":material/error:")
     if error.kind == "unknown-name":
         st.caption(
             "Use one of the names listed beside the box; letters that look alike in "
