@@ -180,3 +180,36 @@ def test_fuzz_made_of_formula_pieces(text):
 @given(st.text(max_size=200))
 def test_fuzz_any_text(text):
     _refused_or_judged(text)
+
+
+def test_an_evaluation_stops_at_its_budgets():
+    tree = parse("x + x", LAYERNORM)
+    big = {"x": np.ones(1000)}
+    assert evaluate(tree, big, {}, max_elements=100).kind == "too-big"
+    assert evaluate(tree, big, {}, max_seconds=0.0).kind == "time"
+    assert evaluate(tree, big, {}, max_elements=None, max_seconds=None).shape == (1000,)
+
+
+def test_no_typed_or_stored_formula_is_run_as_python():
+    # The grammar, the student's check and the audit (whose formulas it now reads) call no
+    # eval, exec or compile, and no SymPy parser ever sees a formula.
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "ln_core"
+    for folder in ("formula", "derivation", "audit"):
+        for path in (root / folder).glob("*.py"):
+            tree = ast.parse(path.read_text())
+            called = {
+                node.func.id
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            }
+            assert not called & {"eval", "exec", "compile", "__import__"}, path
+            imported = {
+                alias.name
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Import)
+                for alias in node.names
+            } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+            assert not any(str(m).startswith("sympy") for m in imported), path
