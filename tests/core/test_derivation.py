@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ln_core.audit import ENTRIES, audit
 from ln_core.bugs import Bug
@@ -213,3 +215,24 @@ def test_a_formula_problem_comes_back_with_its_place():
 def test_an_unknown_quantity_is_refused():
     with pytest.raises(ValueError, match="Unknown quantity"):
         _check("x", "dy")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    d=st.integers(1, 7),
+    vectors=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+    eps=st.sampled_from([0.0, 1e-5, 0.3]),
+)
+def test_on_any_inputs_a_right_formula_is_never_wrong_and_a_slip_never_right(d, vectors, seed, eps):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0.0, 3.0, (vectors, d))
+    gamma, beta = rng.uniform(0.2, 3.0, d), rng.normal(0.0, 1.0, d)
+    dout = rng.normal(0.0, 1.0, (vectors, d))
+    if eps == 0.0 and d > 1:
+        x[:, 0] += 1.0  # a zero variance without ε leaves LayerNorm undefined
+    right = check_formula(CORRECT_DX[0], "dx", x, gamma, beta, dout, eps)
+    assert right.yours.verdict in ("correct", "cannot decide")
+    assert right.verdict == "correct"
+    slip = check_formula(f"1.001 * ({CORRECT_DX[0]})", "dx", x, gamma, beta, dout, eps)
+    assert slip.yours.verdict in ("wrong", "cannot decide") and slip.verdict == "wrong"
