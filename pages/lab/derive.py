@@ -6,7 +6,7 @@ import streamlit as st
 from ln_core.derivation import TARGETS
 from ln_core.formula.tokens import MAX_CHARS
 from ui.draw import derivation_view
-from ui.entry.errors import stops_on_error
+from ui.entry.errors import shown_errors, stops_on_error
 from ui.server import caps, compute
 from ui.session import state
 
@@ -60,6 +60,10 @@ with names, st.expander("Names you can use"):
 
 with stops_on_error():
     s = st.session_state
+    # Undefined inputs (a zero variance at eps = 0) are said once; the formula is still read
+    # and judged on the probes, which are always defined.
+    with shown_errors():
+        state.check()
     check = compute.derivation(
         state.inputs(),
         s["derive_target"],
