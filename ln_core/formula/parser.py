@@ -15,13 +15,15 @@ the stack or the evaluator.
 
 from __future__ import annotations
 
+import difflib
 import math
+import unicodedata
 from dataclasses import replace
 
 from ln_core.formula.errors import FormulaError, FormulaFailure
 from ln_core.formula.tokens import OPENING, Token, tokenize
 from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number
-from ln_core.formula.vocabulary import Vocabulary
+from ln_core.formula.vocabulary import SPLIT_CHARS, Vocabulary
 
 MAX_DEPTH = 40
 MAX_NODES = 200  # the tree's depth is bounded by this too: every walk of it recurses
@@ -238,7 +240,7 @@ class _Parser:
         if parts is None:
             raise self.fail(
                 "unknown-name",
-                "This name is not one the lab knows.",
+                "This name is not one the lab knows." + self.hints(token.text),
                 token,
                 known=self.vocabulary.known(),
             )
@@ -248,6 +250,25 @@ class _Parser:
             right = self.made(Name(part.name, token.position, token.end))
             node = self.made(Binary("*", node, right, token.position, token.end, implicit=True))
         return node
+
+    def hints(self, spelling: str) -> str:
+        """The known names closest to an unknown one, and its letters that no known name uses
+        (a Cyrillic х, a fullwidth ｘ): on screen those look like the letters meant."""
+        known = self.vocabulary.known()
+        text = ""
+        close = (
+            difflib.get_close_matches(spelling, known, n=3, cutoff=0.6)
+            if len(spelling) <= SPLIT_CHARS
+            else []
+        )
+        if close:
+            text += f" Did you mean {' or '.join(close)}?"
+        used = {c for name in known for c in name}
+        strange = sorted({c for c in spelling if c not in used and not c.isascii()})
+        if strange:
+            named = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in strange)
+            text += f" It holds characters no known name uses: {named}."
+        return text
 
 
 def _regroup(node: Node, position: int, end: int) -> Node:

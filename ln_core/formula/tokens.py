@@ -73,6 +73,12 @@ def _is_name_part(c: str) -> bool:
     return _is_name_start(c) or c.isdigit() or unicodedata.category(c) in ("Mn", "Mc")
 
 
+def _described(c: str) -> str:
+    """A character by its code point and Unicode name: invisible and look-alike characters
+    cannot be told apart on screen."""
+    return f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}"
+
+
 def _refuse(kind: str, problem: str, text: str, start: int, end: int) -> FormulaFailure:
     return FormulaFailure(FormulaError(kind, problem, start, end, text[start:end]))
 
@@ -166,7 +172,11 @@ def tokenize(text: str) -> list[Token]:
             )
         else:
             raise _refuse(
-                "character", "This character is not part of the formula language.", text, i, i + 1
+                "character",
+                f"This character ({_described(c)}) is not part of the formula language.",
+                text,
+                i,
+                i + 1,
             )
     tokens.append(Token("end", "", len(text), len(text)))
     return tokens

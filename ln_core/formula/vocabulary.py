@@ -8,7 +8,7 @@ evaluated, so one vocabulary serves every input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 # x_i, x̂_j, dy_k: an index on a symbol names the entry's own value.
@@ -96,10 +96,6 @@ class Vocabulary:
 
     def function_named(self, name: str) -> Function:
         return next(f for f in self.functions if f.name == name)
-
-    def without(self, names: frozenset[str] | set[str]) -> Vocabulary:
-        """This vocabulary less the symbols `names` (canonical)."""
-        return replace(self, symbols=tuple(s for s in self.symbols if s.name not in names))
 
     def plus(self, symbols: tuple[Symbol, ...], functions: tuple[Function, ...]) -> Vocabulary:
         return Vocabulary((*self.symbols, *symbols), (*self.functions, *functions))

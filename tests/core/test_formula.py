@@ -81,6 +81,28 @@ def test_an_unknown_name_lists_the_known_ones():
 
 
 @pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("xaht", "Did you mean xhat"),
+        ("gama", "Did you mean gamma"),
+        ("х", "U+0445 CYRILLIC SMALL LETTER HA"),  # looks like x
+        ("ｘ", "U+FF58 FULLWIDTH LATIN SMALL LETTER X"),
+        ("x\u200b+1", "U+200B ZERO WIDTH SPACE"),
+        ("\u202ex", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ],
+)
+def test_look_alikes_and_near_misses_are_named(text, said):
+    assert said in parse(text, LAYERNORM).problem
+
+
+def test_operands_that_do_not_broadcast_are_a_shape_error():
+    tree = parse("x + gamma", LAYERNORM)
+    error = evaluate(tree, {"x": np.ones((2, 3)), "gamma": np.ones(4)}, {})
+    assert (error.kind, error.position, error.end) == ("shape", 0, 9)
+    assert "(2, 3)" in error.problem and "(4,)" in error.problem
+
+
+@pytest.mark.parametrize(
     ("text", "kind", "found"),
     [
         ("x / x_sm", "division-by-zero", "x / x_sm"),  # x_sm is 0 at the middle entry
