@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import math
 import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 
 from ln_core.formula.errors import FormulaError, FormulaFailure
@@ -114,26 +115,16 @@ class _Parser:
                 return node
 
     def signed(self) -> Node:
-        self.enter()
         token = self.token
-        if self.is_op("-", "+"):
-            self.take()
-            operand = self.signed()
-            node = (
-                operand
-                if token.text == "+"
-                else self.made(Negate(operand, token.position, operand.end))
-            )
-        elif self.is_op("Σ"):
+        if self.is_op("Σ"):
+            self.enter()
             self.take()
             if not self.starts_factor() and not self.is_op("-"):
                 raise self.fail("syntax", "Σ needs something to sum after it.", self.token)
             argument = self.term()
-            node = self.made(Call(SUM, argument, token.position, argument.end))
-        else:
-            node = self.power()
-        self.depth -= 1
-        return node
+            self.depth -= 1
+            return self.made(Call(SUM, argument, token.position, argument.end))
+        return self.sign(self.signed)
 
     def power(self) -> Node:
         base = self.postfix()
@@ -144,20 +135,22 @@ class _Parser:
         return self.made(Binary("^", base, exponent, base.position, exponent.end))
 
     def exponent(self) -> Node:
+        return self.sign(self.exponent)
+
+    def sign(self, after_sign: Callable[[], Node]) -> Node:
+        """A leading + or - and what `after_sign` reads next, or a power: the unary minus of
+        a value (-x²) and of an exponent (x^-2) bind the same way."""
         self.enter()
         token = self.token
         if self.is_op("-", "+"):
             self.take()
-            operand = self.exponent()
-            node = (
-                operand
-                if token.text == "+"
-                else self.made(Negate(operand, token.position, operand.end))
-            )
+            operand = after_sign()
+            if token.text == "-":
+                operand = self.made(Negate(operand, token.position, operand.end))
         else:
-            node = self.power()
+            operand = self.power()
         self.depth -= 1
-        return node
+        return operand
 
     def postfix(self) -> Node:
         node = self.primary()
