@@ -17,14 +17,11 @@ SPLIT_CHARS = 24  # longer runs of letters are not read as several symbols
 
 
 @dataclass(frozen=True)
-class Symbol:
-    """name: canonical (the lab's node name where there is one); aliases: other spellings;
-    latex: how the printer writes it; meaning: one line for the names list."""
+class Spelled:
+    """name: canonical (the lab's node name where there is one); aliases: other spellings."""
 
     name: str
     aliases: tuple[str, ...]
-    latex: str
-    meaning: str
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -32,18 +29,21 @@ class Symbol:
 
 
 @dataclass(frozen=True)
-class Function:
-    """A function of one argument. latex: the printer's text before and after the argument.
-    prefix: written like a big operator (Σ x̂ dy, √x), taking what follows without brackets."""
+class Symbol(Spelled):
+    """A value. latex: how the printer writes it; meaning: one line for the names list."""
 
-    name: str
-    aliases: tuple[str, ...]
-    latex: tuple[str, str]
+    latex: str
     meaning: str
 
-    @property
-    def spellings(self) -> tuple[str, ...]:
-        return (self.name, *self.aliases)
+
+@dataclass(frozen=True)
+class Function(Spelled):
+    """A function of one argument. latex: the printer's text before and after the argument;
+    meaning: one line for the names list. Σ and √ are written before what they take, without
+    brackets (the parser reads them as sum and sqrt)."""
+
+    latex: tuple[str, str]
+    meaning: str
 
 
 @dataclass(frozen=True)
