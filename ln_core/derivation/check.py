@@ -266,7 +266,9 @@ def check_formula(
         pass  # the model is undefined on these inputs: the judge says so below
     yours = _judged(entry, own, "your inputs")
     cases = [_case(probe) for probe in PROBES]
-    probes = tuple(_judged(entry, case, p.label) for case, p in zip(cases, PROBES, strict=True))
+    # A derivation without ε is judged at ε = 0 on every input: the labels say so.
+    labels = [p.label if with_eps else f"{p.label} (judged at ε = 0)" for p in PROBES]
+    probes = tuple(_judged(entry, case, label) for case, label in zip(cases, labels, strict=True))
     wrong = [c for c, r in zip(cases, probes, strict=True) if r.verdict == "wrong"]
     everything = (yours, *probes)
     if wrong or yours.verdict == "wrong":
