@@ -128,6 +128,14 @@ _DX: tuple[Mistake, ...] = (
         "Jacobian",
         written("(dxhat - mean(dxhat) - x_sm / σ * mean(dxhat * x_sm / σ)) / σ"),
     ),
+    Mistake(
+        "Leaves ε out of the factor in front: divides by σ where the forward pass divided by "
+        "√(σ² + ε).",
+        "x̂ already holds ε; the 1/√(σ² + ε) in front of the bracket must hold it too. Right only "
+        "at ε = 0.",
+        "Jacobian",
+        written("(dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) / σ"),
+    ),
 )
 
 

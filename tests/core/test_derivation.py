@@ -143,6 +143,12 @@ SLIPS = {
     "x for x̂": ("dx", "rstd (dxhat - mean(dxhat) - x mean(dxhat x))", "x where x̂"),
     "a 1/N too many": ("dx", "rstd/N (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))", "1/N too many"),
     "the wrong axis": ("dgamma", "sum(dy x̂)", "wrong axis"),
+    "ε outside the root": (
+        "dx",
+        "(dxhat − mean(dxhat) − x_sm/(σ+ε) mean(dxhat x_sm/(σ+ε)))/(σ+ε)",
+        "outside the root",
+    ),
+    "ε left out": ("dx", "(dxhat - mean(dxhat) - xhat mean(dxhat xhat))/σ", "Leaves ε out"),
     "γ forgotten": ("dsample_var", "-1/2 sve^(-3/2) Σ dy x_sm", "Forgets γ"),
 }
 
