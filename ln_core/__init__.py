@@ -2,15 +2,25 @@
 
 Shapes: x is (D,), (N, D) or (B, L, D); gamma and beta are (D,) and act on the last axis, or
 None to leave them out. `axis` may name several trailing axes (normalized_shape (L, D), as in
-torch.nn.LayerNorm); gamma and beta then have that block's shape.
-Bad input raises ValueError with a message meant for a student.
+torch.nn.LayerNorm); gamma and beta then have that block's shape, and left out (None) it
+follows gamma's shape as PyTorch does. Bad input raises ValueError with a message meant for a
+student. As a library: `layernorm_closed_form` and `layernorm_forward_backward` answer for any
+finite x whose normalization is defined (float16 in, float16 out); the staged `forward` and
+`backward` show every node as it is, so they refuse, naming the node, where one is not
+representable.
 """
 
 from ln_core.audit import AuditResult, audit
 from ln_core.backward import Grads, StagedGrads, backward
 from ln_core.batchnorm import BatchNormResult, BNComparison, batchnorm_via_transpose, compare_bn_ln
 from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian
-from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
+from ln_core.closed_form import (
+    ClosedForm,
+    PathTerms,
+    closed_form_backward,
+    dx_path_terms,
+    layernorm_closed_form,
+)
 from ln_core.fast import FastResult, layernorm_forward_backward
 from ln_core.forward import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
 from ln_core.gradcheck import (
@@ -46,6 +56,7 @@ __all__ = [
     "BatchNormResult",
     "Bug",
     "Cache",
+    "ClosedForm",
     "FastResult",
     "GradientCheck",
     "Grads",
@@ -80,6 +91,7 @@ __all__ = [
     "jacobian_facts",
     "jacobian_from_backward",
     "jacobian_parts",
+    "layernorm_closed_form",
     "layernorm_forward_backward",
     "make_sublayer",
     "numerical_gradients",

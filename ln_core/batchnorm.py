@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ln_core.backward import Grads, backward, param_grads
-from ln_core.forward import LINES, forward, run_lines
+from ln_core.forward import forward, run_nodes
 from ln_core.gradcheck import compare, rel_error
 from ln_core.validation import (
     check_dout,
@@ -82,9 +82,9 @@ def batchnorm_via_transpose(
         ) from None
     normalized_x = np.moveaxis(unit.normalized_x, -1, 0)
     with numeric_guard("BatchNorm's gamma and beta"):
-        # The graph's last two lines (gx, out), per feature, outside the transpose.
+        # The graph's last two nodes (gx, out), per feature, outside the transpose.
         values = {"normalized_x": normalized_x, "gamma": gamma, "beta": beta}
-        out = run_lines(LINES[-2:], values, (-1,), eps)["out"]
+        out = run_nodes(values, (-1,), eps, after="normalized_x")["out"]
         # gamma sits outside the transposed LayerNorm, so its factor is applied before entering.
         dnormalized_x = dout if gamma is None else dout * gamma
     dx = np.moveaxis(backward(np.moveaxis(dnormalized_x, 0, -1), unit).dx, -1, 0)

@@ -232,7 +232,7 @@ def gradient_check(
     dout: np.ndarray,
     eps: float = 1e-5,
     h: float | None = None,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> GradientCheck:
     """Check backward and closed_form_backward against numerical_gradients.
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ln_core.backward import StagedGrads, backward
 from ln_core.closed_form import PathTerms, dx_path_terms
-from ln_core.forward import LINES, NODE_NAMES, Cache, forward, forward_from, run_lines
+from ln_core.forward import Cache, forward, forward_from, run_nodes
 from ln_core.node_check import node_step
 from ln_core.residual import (
     ResidualCache,
@@ -237,10 +237,9 @@ class Setting:
         x, hot = self.x, self._diagonal
         shift = node_step(self.cache, "x")[..., self.rows, None] * hot
         plus, minus = x[..., None, :] + shift, x[..., None, :] - shift
-        stop = NODE_NAMES.index("sqrt_sve") + 1
 
         def statistics(moved: np.ndarray) -> dict[str, np.ndarray]:
-            return run_lines(LINES, {"x": moved}, self.cache.axis, self.cache.eps, stop=stop)
+            return run_nodes({"x": moved}, self.cache.axis, self.cache.eps, through="sqrt_sve")
 
         return statistics(plus), statistics(minus), (plus - minus)[..., hot]
 
