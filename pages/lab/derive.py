@@ -4,9 +4,9 @@ back typeset and judged like the documents' formulas."""
 import streamlit as st
 
 from ln_core.derivation import TARGETS
-from ln_core.formula.tokens import MAX_CHARS
 from ui.draw import derivation_view
 from ui.entry.errors import shown_errors, stops_on_error
+from ui.entry.formula_box import formula_box
 from ui.server import caps, compute
 from ui.session import state
 
@@ -44,9 +44,7 @@ with typing:
         format_func=derivation_view.target_label,
         **state.bound("derive_target"),
     )
-    st.text_input(
-        "Your formula (the right-hand side)", max_chars=MAX_CHARS, **state.bound("derive_formula")
-    )
+    formula_box("Your formula (the right-hand side)", "derive_formula")
     eps_column, gamma_column = st.columns(2)
     eps_column.toggle("My derivation has ε", **state.bound("derive_eps"))
     gamma_column.toggle("One scalar γ and β", **state.bound("derive_scalar"))

@@ -117,3 +117,14 @@ def test_bad_input_matrix(lab, text, message):
     assert "<script>" not in errors[0] and "](http" not in errors[0]
     _type(lab, "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))")
     assert _verdict(lab) == "Correct"  # the page keeps working
+
+
+def test_a_text_longer_than_the_grammar_reads_never_reaches_the_state(lab):
+    lab.open("Check your derivation")
+    kept = lab.state["derive_formula"]
+    _type(lab, "x + " * 600 + "x")
+    lab.assert_no_exception()
+    assert any("longer than 2,000 characters" in e.value for e in lab.at.main.error)
+    assert lab.state["derive_formula"] == kept
+    assert lab.link()["formula"] == kept
+    assert _verdict(lab) == "Correct"  # the kept formula is still judged
