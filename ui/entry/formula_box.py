@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ln_core.formula.tokens import MAX_CHARS
+from ui.entry.fields import take_refusal
 from ui.session import state
 
 
@@ -24,10 +25,8 @@ def _short(text: object) -> str:
 def formula_box(label: str, key: str) -> None:
     """A one-line text box for a formula; a refused text is named under it, the old one kept."""
     st.text_input(label, max_chars=MAX_CHARS + 1, **state.bound(key, parse=_short))
-    s = st.session_state
-    problem = s["field_problems"].get(key)
+    problem = take_refusal(key)
     if problem is not None:
-        s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
         typed, reason = problem
         st.error(
             f"{label}: {typed} {reason}. The formula before it is kept.", icon=":material/error:"
