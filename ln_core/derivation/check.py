@@ -8,7 +8,7 @@ same reference, natural size and round-off allowance as the documents' formulas.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -127,7 +127,24 @@ def _value(tree: Node, st: Setting) -> np.ndarray:
     return result
 
 
-def _entry(tree: Node, key: str, model: Model, quantity: Quantity) -> Entry:
+@dataclass(frozen=True)
+class _Typed:
+    """The student's formula, its value kept per Setting: on each input it is compared with
+    the reference and then with every known mistake, and is computed once for all of them."""
+
+    tree: Node
+    computed: dict[int, tuple[Setting, np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def __call__(self, st: Setting) -> np.ndarray:
+        # Keyed by the Setting's identity; holding the Setting keeps that identity unique.
+        if id(st) not in self.computed:
+            self.computed[id(st)] = (st, _value(self.tree, st))
+        return self.computed[id(st)][1]
+
+
+def _entry(formula: _Typed, key: str, model: Model, quantity: Quantity) -> Entry:
     """The formula as an audit entry; `key` must differ between entries judged on one case,
     which keeps each entry's verdicts by its id."""
     return Entry(
@@ -137,7 +154,7 @@ def _entry(tree: Node, key: str, model: Model, quantity: Quantity) -> Entry:
         line="",
         model=model,
         quantity=quantity,
-        formula=lambda st: _value(tree, st),
+        formula=formula,
     )
 
 
@@ -157,11 +174,11 @@ def _judged(entry: Entry, case: Case, label: str) -> ProbeResult:
     return ProbeResult(label, result.verdict, result.reason)
 
 
-def _differences(tree: Node, entry: Entry, case: Case) -> tuple[Difference, ...]:
+def _differences(formula: _Typed, entry: Entry, case: Case) -> tuple[Difference, ...]:
     """The entries where the formula is farthest from the true value on `case`."""
     st = case.setting(entry.model)
     reference, scale = st.reference(entry.quantity)
-    yours, reference = np.broadcast_arrays(_value(tree, st), reference)
+    yours, reference = np.broadcast_arrays(formula(st), reference)
     gap = np.abs(yours - reference)[0]
     order = np.argsort(gap, axis=None)[::-1][:SHOWN_DIFFERENCES]
     shown = []
@@ -178,13 +195,18 @@ def _differences(tree: Node, entry: Entry, case: Case) -> tuple[Difference, ...]
 
 
 def _makes(
-    tree: Node, index: int, mistake: Mistake, model: Model, quantity: Quantity, wrong: list[Case]
+    formula: _Typed,
+    index: int,
+    mistake: Mistake,
+    model: Model,
+    quantity: Quantity,
+    wrong: list[Case],
 ) -> bool:
     """True when the formula gives the mistake's numbers on every case where it is wrong."""
     as_mistake = Quantity(
         text=mistake.name, how=mistake.name, compute=mistake.value, scale=quantity.scale
     )
-    entry = _entry(tree, f"mistake-{index}", mistake.model or model, as_mistake)
+    entry = _entry(formula, f"mistake-{index}", mistake.model or model, as_mistake)
     seen = False
     for case in wrong:
         try:
@@ -243,11 +265,11 @@ def check_formula(
     latex = to_latex(tree, LAYERNORM)
     model = model_for(with_eps, scalar_gamma)
     quantity = TARGETS[target].quantity(model)
-    entry = _entry(tree, target, model, quantity)
+    formula = _Typed(tree)
+    entry = _entry(formula, target, model, quantity)
     own = Case.of(x, gamma, beta, dout, eps)
     try:
-        own.setting(model)
-        _value(tree, own.setting(model))
+        formula(own.setting(model))
     except FormulaFailure as failure:
         error = failure.error
         return DerivationCheck(
@@ -281,7 +303,7 @@ def check_formula(
     if verdict == "wrong":
         exposing = wrong[0] if wrong else own
         exposed_by = next((r.label for r in probes if r.verdict == "wrong"), "your inputs")
-        differences = _differences(tree, entry, exposing)
+        differences = _differences(formula, entry, exposing)
         right_on = tuple(r.label for r in probes if r.verdict == "correct")
         if not wrong:
             wrong = [own]
@@ -289,7 +311,7 @@ def check_formula(
             (
                 m
                 for i, m in enumerate(known_mistakes(target))
-                if _makes(tree, i, m, model, quantity, wrong)
+                if _makes(formula, i, m, model, quantity, wrong)
             ),
             None,
         )
