@@ -127,7 +127,13 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
     lab.set_sidebar("seed", 6).set_sidebar("dtype", "float32").open("Export and share")
     lab.assert_clean()
     buttons = lab.at.main.get("download_button")
-    assert [b.label for b in buttons] == ["JSON bundle", "Compressed .npz", "HTML report"]
+    assert [b.label for b in buttons] == [
+        "JSON bundle",
+        "Compressed .npz",
+        "HTML report",
+        "Download as notebook",
+        "Download the exercise notebook",
+    ]
     # The files are deferred: written on click, so the page run itself stays fast.
     assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
 

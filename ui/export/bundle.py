@@ -15,7 +15,10 @@ import numpy as np
 from ln_core.backward import backward
 from ln_core.forward import NODE_NAMES, forward
 from ln_core.gradcheck import TENSORS, gradient_check
+from ui.export.notebook_code import numpy_lines
+from ui.export.python_literal import assignment, float_literal
 
+INPUT_NAMES = ("x", "gamma", "beta", "dout")
 MERGE_FIELDS = ("dx_sm_via_normalized_x", "dx_sm_via_sq_xsm", "dx_via_x_sm", "dx_via_sample_mean")
 
 
@@ -75,36 +78,8 @@ def to_npz(bundle: Bundle) -> bytes:
     return buffer.getvalue()
 
 
-# The staged forward and backward passes in plain NumPy, line for line as ln_core runs them,
-# so the snippet runs anywhere NumPy does and gives the numbers the lab shows.
-_STANDALONE = """
-# Forward: the ten nodes; each vector is normalized over its last axis.
-sample_mean = np.mean(x, axis=-1, keepdims=True)
-x_sm = x - sample_mean
-sq_xsm = x_sm**2
-sample_var = np.mean(sq_xsm, axis=-1, keepdims=True)
-sve = sample_var + eps
-sqrt_sve = np.sqrt(sve)
-inv_sqrt_sve = 1.0 / sqrt_sve
-normalized_x = x_sm * inv_sqrt_sve
-gx = gamma * normalized_x
-out = gx + beta
-
-# Backward: the same lines in reverse, for the loss sum(dout * out).
-D = x.shape[-1]
-vectors = tuple(range(x.ndim - 1))  # gamma and beta are shared by every vector
-dbeta = np.sum(dout, axis=vectors)
-dgamma = np.sum(normalized_x * dout, axis=vectors)
-dnormalized_x = gamma * dout
-dx_sm_via_normalized_x = inv_sqrt_sve * dnormalized_x
-dinv_sqrt_sve = np.sum(x_sm * dnormalized_x, axis=-1, keepdims=True)
-dsqrt_sve = -1.0 / sqrt_sve**2 * dinv_sqrt_sve
-dsve = 0.5 / sqrt_sve * dsqrt_sve
-dsample_var = dsve
-dsq_xsm = np.ones_like(sq_xsm) / D * dsample_var
-dx_sm = dx_sm_via_normalized_x + 2.0 * x_sm * dsq_xsm
-dsample_mean = -np.sum(dx_sm, axis=-1, keepdims=True)
-dx = dx_sm + np.ones_like(x) / D * dsample_mean
+# What the snippet prints: the output and the three gradients, at full precision.
+_PRINTS = """
 
 print("out =", out.tolist())
 print("dx =", dx.tolist())
@@ -115,13 +90,9 @@ print("dbeta =", dbeta.tolist())
 
 def numpy_snippet(bundle: Bundle) -> str:
     """Python code, needing only NumPy, that rebuilds this example's inputs and computes out,
-    dx, dgamma and dbeta with the ten staged lines (printed at full precision)."""
-
-    def literal(name: str) -> str:
-        array = bundle.arrays[f"inputs/{name}"]
-        return f"np.array({np.asarray(array, dtype=np.float64).tolist()!r}, dtype=np.{array.dtype})"
-
-    inputs = [f"{name} = {literal(name)}" for name in ("x", "gamma", "beta", "dout")]
-    return "\n".join(["import numpy as np", "", *inputs, f"eps = {bundle.meta['eps']!r}"]) + (
-        _STANDALONE
-    )
+    dx, dgamma and dbeta with the ten staged lines (the notebooks' own lines), printed at full
+    precision."""
+    inputs = [assignment(name, bundle.arrays[f"inputs/{name}"]) for name in INPUT_NAMES]
+    eps = f"eps = {float_literal(bundle.meta['eps'])}"
+    axis = "axis = (-1,)  # each vector is normalized over its D features"
+    return "\n".join(["import numpy as np", "", *inputs, eps, axis, "", numpy_lines()]) + _PRINTS
