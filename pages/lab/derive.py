@@ -49,10 +49,9 @@ with typing:
     eps_column.toggle("My derivation has ε", **state.bound("derive_eps"))
     gamma_column.toggle("One scalar γ and β", **state.bound("derive_scalar"))
     st.caption("Start from an example:")
-    for column, (label, example_target, formula) in zip(
-        st.columns(len(EXAMPLES)), EXAMPLES, strict=True
-    ):
-        column.button(label, on_click=_use, args=(example_target, formula))
+    # One button per line: side by side, a projector's third of a column cuts their labels.
+    for label, example_target, formula in EXAMPLES:
+        st.button(label, on_click=_use, args=(example_target, formula))
 with names, st.expander("Names you can use"):
     derivation_view.names_list(target)
 
