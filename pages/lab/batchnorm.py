@@ -7,6 +7,8 @@ from teaching.verdicts import rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
 from ui.server import caps, compute
 from ui.session import share, state
 
@@ -81,6 +83,9 @@ def normalized() -> None:
                 heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
                 width="stretch",
             )
+        with st.expander("Take this view to Jupyter", icon=":material/download:"):
+            # The notebooks show the normalization chosen above, on the same rows.
+            notebook_downloads(View(batch, s["preset"], share.current_link(), norm))
     share.write_link()  # the chosen normalization is part of the link
 
 
