@@ -1,6 +1,7 @@
 """The notebook downloads on the Export page, the Stepper and the comparison page: offered,
-parsed as notebooks, carrying the view's options (and the comparison page's normalization), and unchanged in their code (apart from numbers) by whatever a
-link or a CSV tries to smuggle in."""
+parsed as notebooks, carrying the view's options (and the comparison page's normalization),
+and unchanged in their code (apart from numbers) by whatever a link or a CSV tries to smuggle
+in."""
 
 from __future__ import annotations
 
