@@ -17,10 +17,7 @@ from ln_core.gradcheck import (
     GradientCheck,
     band,
     default_h,
-    elementwise_rel_error,
     gradient_check,
-    rel_error,
-    tolerance,
 )
 from ln_core.jacobian import jacobian, jacobian_parts
 from ln_core.jacobian_facts import JacobianFacts, jacobian_facts
@@ -37,6 +34,7 @@ from ln_core.residual import (
 )
 from ln_core.rmsnorm import RMSCache, RMSGrads, rms_backward, rms_forward, rms_jacobian
 from ln_core.step_sweep import StepCurve, StepSweep, error_vs_step
+from ln_core.verdict import elementwise_rel_error, rel_error
 
 __all__ = [
     "NODE_INPUTS",
@@ -91,5 +89,4 @@ __all__ = [
     "rms_backward",
     "rms_forward",
     "rms_jacobian",
-    "tolerance",
 ]

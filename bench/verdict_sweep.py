@@ -1,0 +1,204 @@
+"""Every verdict of the gradient check and of "break the backward" over the issue-19 grid.
+
+x kinds (seeded normal x at scales 1e-30 .. 1e30, offsets 2e3 and 1e5, one outlier, the
+classroom preset's integers) x D x dtypes x eps x upstream kinds (random, ones, one-hot,
+zeros, random x 1e6), with a random gamma and with gamma = 1. For each case:
+
+- the correct backward must never be called "fail";
+- each bug must never be "missed" when it changes dx by at least 10x the check's bound;
+- calibration: the largest |numerical - exact| / bound over correct gradients (must stay < 1),
+  and the largest |analytic - exact| / bound.
+
+    python -m bench.verdict_sweep            # the full grid (a few minutes)
+    python -m bench.verdict_sweep --quick    # the CI grid of tests/core/test_verdict_sweep.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ln_core import Bug, closed_form_backward, forward, gradient_check
+from ln_core.bugs import CAUGHT, MISSED, check_bug
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS
+
+FULL = {
+    "d": (1, 2, 3, 8, 64, 128, 512),
+    "dtype": ("float64", "float32"),
+    "eps": (0.0, 1e-12, 1e-5, 1e-3, 1.0),
+    "upstream": ("random", "ones", "one-hot", "zeros", "x1e6"),
+    "x": (
+        "scale 1e-30",
+        "scale 1e-15",
+        "scale 1e-5",
+        "scale 1",
+        "scale 1e5",
+        "scale 1e15",
+        "scale 1e30",
+        "offset 2e3",
+        "offset 1e5",
+        "outlier",
+    ),
+    "gamma": ("random", "ones"),
+}
+QUICK = {
+    "d": (1, 2, 3, 8, 64),
+    "dtype": ("float64", "float32"),
+    "eps": (0.0, 1e-5, 1e-3, 1.0),
+    "upstream": ("random", "ones", "one-hot", "x1e6"),
+    "x": ("scale 1e-30", "scale 1", "scale 1e15", "offset 2e3", "offset 1e5", "outlier"),
+    "gamma": ("random", "ones"),
+}
+ROWS = 3
+
+
+@dataclass(frozen=True)
+class Inputs:
+    label: tuple
+    x: np.ndarray
+    gamma: np.ndarray
+    beta: np.ndarray
+    dout: np.ndarray
+    eps: float
+
+
+def make_x(kind: str, d: int, rng: np.random.Generator) -> np.ndarray:
+    base = rng.standard_normal((ROWS, d))
+    if kind.startswith("scale"):
+        return float(kind.split()[1]) * base
+    if kind.startswith("offset"):
+        return float(kind.split()[1]) + base
+    base[:, 0] = 50.0
+    return base
+
+
+def make_dout(kind: str, d: int, rng: np.random.Generator) -> np.ndarray:
+    random = rng.standard_normal((ROWS, d))
+    if kind == "random":
+        return random
+    if kind == "ones":
+        return np.ones((ROWS, d))
+    if kind == "one-hot":
+        hot = np.zeros((ROWS, d))
+        hot[:, 0] = 1.0
+        return hot
+    if kind == "zeros":
+        return np.zeros((ROWS, d))
+    return 1e6 * random
+
+
+def cases(grid: dict, seed: int = 0) -> Iterator[Inputs]:
+    for d, dtype, eps, upstream, x_kind, gamma_kind in itertools.product(
+        grid["d"], grid["dtype"], grid["eps"], grid["upstream"], grid["x"], grid["gamma"]
+    ):
+        rng = np.random.default_rng([seed, d])
+        x = make_x(x_kind, d, rng)
+        gamma = 1.0 + 0.5 * rng.standard_normal(d) if gamma_kind == "random" else np.ones(d)
+        beta = 0.5 * rng.standard_normal(d)
+        dout = make_dout(upstream, d, rng)
+        label = (d, dtype, eps, upstream, x_kind, gamma_kind)
+        cast = [a.astype(dtype) for a in (x, gamma, beta, dout)]
+        yield Inputs(label, *cast, eps)
+
+
+@dataclass
+class Tally:
+    """Counts and the worst offenders of one sweep."""
+
+    cases: int = 0
+    refused: Counter = field(default_factory=Counter)
+    statuses: Counter = field(default_factory=Counter)
+    bugs: Counter = field(default_factory=Counter)
+    false_fails: list = field(default_factory=list)
+    big_misses: list = field(default_factory=list)
+    reference_ratio: float = 0.0
+    worst_reference: tuple = ()
+    analytic_ratio: float = 0.0
+    eps_after_sqrt_default: Counter = field(default_factory=Counter)
+
+
+def run(grid: dict, seed: int = 0) -> Tally:
+    tally = Tally()
+    for case in cases(grid, seed):
+        try:
+            check = gradient_check(case.x, case.gamma, case.beta, case.dout, case.eps)
+        except (ValueError, FloatingPointError) as err:
+            tally.refused[str(err).split(".")[0][:60]] += 1
+            continue
+        tally.cases += 1
+        cache = forward(case.x, case.gamma, case.beta, case.eps)
+        exact = closed_form_backward(
+            case.dout.astype(np.float64),
+            forward(*(a.astype(np.float64) for a in (case.x, case.gamma, case.beta)), case.eps),
+        ).dx
+        bound = check.bounds["dx"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ref = np.abs(check.numerical.dx - exact) / bound
+            ana = np.abs(check.analytic.dx - exact) / bound
+        if float(np.nanmax(ref)) > tally.reference_ratio:
+            tally.reference_ratio, tally.worst_reference = float(np.nanmax(ref)), case.label
+        tally.analytic_ratio = max(tally.analytic_ratio, float(np.nanmax(ana)))
+        for method in check.errors:
+            for tensor in check.tensors:
+                status = check.status(method, tensor)
+                tally.statuses[(tensor, status)] += 1
+                if status == FAIL:
+                    tally.false_fails.append((case.label, method, tensor))
+        for bug in Bug:
+            if bug is Bug.UNBIASED_VARIANCE and cache.n < 2:
+                continue
+            result = check_bug(check, case.dout, cache, bug)
+            tally.bugs[(bug.value, result.outcome)] += 1
+            if result.outcome == MISSED and result.change.excess >= 10:
+                tally.big_misses.append((case.label, bug.value, result.change.excess))
+            if (
+                bug is Bug.EPS_AFTER_SQRT
+                and case.eps == 1e-3
+                and case.label[3:]
+                == (
+                    "random",
+                    "scale 1",
+                    "random",
+                )
+            ):
+                tally.eps_after_sqrt_default[result.outcome == CAUGHT] += 1
+    return tally
+
+
+def report(tally: Tally) -> str:
+    lines = [
+        f"cases judged: {tally.cases}; refused by the forward pass: {sum(tally.refused.values())}",
+        f"correct gradients called fail: {len(tally.false_fails)} {tally.false_fails[:3]}",
+        f"bugs changing dx by >= 10x the bound called missed: {len(tally.big_misses)} "
+        f"{tally.big_misses[:3]}",
+        f"largest |numerical - exact| / bound: {tally.reference_ratio:.2g} "
+        f"(at {tally.worst_reference}); "
+        f"largest |analytic - exact| / bound: {tally.analytic_ratio:.2g}",
+        "eps_after_sqrt at eps = 1e-3, random x, dout, gamma: caught in "
+        f"{tally.eps_after_sqrt_default[True]} of {sum(tally.eps_after_sqrt_default.values())}",
+    ]
+    for tensor in ("dx", "dgamma", "dbeta"):
+        counts = {s: tally.statuses[(tensor, s)] for s in (PASS, CANNOT_RESOLVE, FAIL)}
+        lines.append(f"{tensor}: {counts}")
+    for bug in Bug:
+        counts = {k[1]: v for k, v in sorted(tally.bugs.items()) if k[0] == bug.value}
+        lines.append(f"{bug.value}: {counts}")
+    for reason, count in tally.refused.most_common(3):
+        lines.append(f"refused {count}: {reason}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the CI grid only")
+    args = parser.parse_args()
+    print(report(run(QUICK if args.quick else FULL)))
+
+
+if __name__ == "__main__":
+    main()
