@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ln_core import Bug, closed_form_backward, forward, gradient_check
+from ln_core import NODE_NAMES, Bug, backward, check_node, closed_form_backward, forward
+from ln_core import gradient_check
 from ln_core.bugs import CAUGHT, MISSED, check_bug
-from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, judge
 
 FULL = {
     "d": (1, 2, 3, 8, 64, 128, 512),
@@ -120,9 +121,32 @@ class Tally:
     worst_reference: tuple = ()
     analytic_ratio: float = 0.0
     eps_after_sqrt_default: Counter = field(default_factory=Counter)
+    nodes: Counter = field(default_factory=Counter)
+    node_false_fails: list = field(default_factory=list)
+    node_big_misses: list = field(default_factory=list)
+    node_ratio: float = 0.0
 
 
-def run(grid: dict, seed: int = 0) -> Tally:
+def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
+    """Every node's check on the correct staged gradients (never a fail) and on a wrong one,
+    the gradient with its sign flipped (a fail wherever that is 10x the bound)."""
+    grads = backward(case.dout, cache)
+    for node in (*NODE_NAMES, "x"):
+        result = check_node(cache, grads, node)
+        tally.nodes[(node, result.status)] += 1
+        if cache.dtype == np.float64:  # the analytic value is exact next to the bound
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.abs(result.numerical - result.analytic) / result.bound
+            tally.node_ratio = max(tally.node_ratio, float(np.nanmax(ratio)))
+        if result.status == FAIL:
+            tally.node_false_fails.append((case.label, node, result.judgement))
+        flipped = judge(-result.analytic, result.numerical, result.bound)
+        measurable = judge(-result.analytic, result.analytic, result.bound)
+        if flipped.status != FAIL and measurable.excess >= 10:
+            tally.node_big_misses.append((case.label, node, measurable.excess))
+
+
+def run(grid: dict, seed: int = 0, nodes: bool = True) -> Tally:
     tally = Tally()
     for case in cases(grid, seed):
         try:
@@ -132,6 +156,8 @@ def run(grid: dict, seed: int = 0) -> Tally:
             continue
         tally.cases += 1
         cache = forward(case.x, case.gamma, case.beta, case.eps)
+        if nodes:
+            judge_nodes(tally, case, cache)
         exact = closed_form_backward(
             case.dout.astype(np.float64),
             forward(*(a.astype(np.float64) for a in (case.x, case.gamma, case.beta)), case.eps),
@@ -182,6 +208,18 @@ def report(tally: Tally) -> str:
         "eps_after_sqrt at eps = 1e-3, random x, dout, gamma: caught in "
         f"{tally.eps_after_sqrt_default[True]} of {sum(tally.eps_after_sqrt_default.values())}",
     ]
+    lines.append(
+        f"node checks: correct ones called fail: {len(tally.node_false_fails)}; largest "
+        f"|numerical - analytic| / bound in float64: {tally.node_ratio:.2g}"
+    )
+    lines.extend(f"  {f[:2]} {f[2]}" for f in tally.node_false_fails[:4])
+    lines.append(
+        f"node checks: flipped sign >= 10x the bound not failed: {len(tally.node_big_misses)}"
+    )
+    nodes = sorted({k[0] for k in tally.nodes})
+    for node in nodes:
+        counts = {s: tally.nodes[(node, s)] for s in (PASS, CANNOT_RESOLVE, FAIL)}
+        lines.append(f"  {node}: {counts}")
     for tensor in ("dx", "dgamma", "dbeta"):
         counts = {s: tally.statuses[(tensor, s)] for s in (PASS, CANNOT_RESOLVE, FAIL)}
         lines.append(f"{tensor}: {counts}")

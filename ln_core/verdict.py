@@ -12,9 +12,9 @@ reference (a central difference, the staged backward, the closed form). Three nu
 The rule, in that order:
 
 - some entry's gap is above its bound: FAIL, with certainty (no round-off explains it);
-- otherwise, if the bound is not small against the size (above RESOLVE * size), a value wrong by
-  its whole size would fit within the bound just as well: CANNOT RESOLVE, right and wrong
-  coincide on these inputs;
+- otherwise, if the bound is not small against the size (above RESOLVE * size, or the true value
+  is exactly 0), a value wrong by its whole size would fit within the bound just as well:
+  CANNOT RESOLVE, right and wrong coincide on these inputs;
 - otherwise PASS: the candidate matches to within round-off, and round-off is small.
 
 Relative errors shown beside a verdict have no absolute floor (0 / 0 is 0), so they mean the
@@ -100,7 +100,7 @@ def judge(
     largest_bound = float(np.max(bounds, initial=0.0))
     if excess > 1.0:
         status, shown_bound = FAIL, float(bounds.reshape(-1)[worst])
-    elif largest_bound > RESOLVE * size:
+    elif largest_bound > RESOLVE * size or size == 0:
         status, shown_bound = CANNOT_RESOLVE, largest_bound
     else:
         status, shown_bound = PASS, largest_bound
