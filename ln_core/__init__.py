@@ -6,10 +6,18 @@ torch.nn.LayerNorm); gamma and beta then have that block's shape.
 Bad input raises ValueError with a message meant for a student.
 """
 
+from ln_core.agreement import agreement
 from ln_core.audit import AuditResult, audit
 from ln_core.backward import Grads, StagedGrads, backward
 from ln_core.batchnorm import BatchNormResult, BNComparison, batchnorm_via_transpose, compare_bn_ln
-from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian
+from ln_core.bugs import (
+    Bug,
+    BugCheck,
+    buggy_backward,
+    check_bug,
+    jacobian_from_backward,
+    numerical_jacobian,
+)
 from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
 from ln_core.fast import FastResult, layernorm_forward_backward
 from ln_core.forward import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
@@ -34,7 +42,7 @@ from ln_core.residual import (
 )
 from ln_core.rmsnorm import RMSCache, RMSGrads, rms_backward, rms_forward, rms_jacobian
 from ln_core.step_sweep import StepCurve, StepSweep, error_vs_step
-from ln_core.verdict import elementwise_rel_error, rel_error
+from ln_core.verdict import Judgement, elementwise_rel_error, judge, rel_error
 
 __all__ = [
     "NODE_INPUTS",
@@ -43,11 +51,13 @@ __all__ = [
     "BNComparison",
     "BatchNormResult",
     "Bug",
+    "BugCheck",
     "Cache",
     "FastResult",
     "GradientCheck",
     "Grads",
     "JacobianFacts",
+    "Judgement",
     "NodeCheck",
     "PathTerms",
     "RMSCache",
@@ -58,12 +68,14 @@ __all__ = [
     "StepCurve",
     "StepSweep",
     "Sublayer",
+    "agreement",
     "audit",
     "backward",
     "band",
     "batchnorm_via_transpose",
     "buggy_backward",
     "central_difference",
+    "check_bug",
     "check_node",
     "closed_form_backward",
     "compare_bn_ln",
@@ -78,6 +90,7 @@ __all__ = [
     "jacobian_facts",
     "jacobian_from_backward",
     "jacobian_parts",
+    "judge",
     "layernorm_forward_backward",
     "make_sublayer",
     "numerical_gradients",

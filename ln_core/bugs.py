@@ -147,17 +147,25 @@ def buggy_backward(dout: np.ndarray, cache: Cache, bug: Bug | str) -> Grads:
 class BugCheck:
     """A buggy dx put through a gradient check, judged by the check's own rule and bounds.
 
-    dx: the buggy dx; true_dx: the correct backward's (both x's shape). judgement: the buggy
-    dx against the central difference (the check's verdict on it); change: the buggy dx
-    against the correct one, judged with the same bounds (FAIL there means the bug changes dx
-    by more than the check's bound somewhere, so it is measurable).
+    dx: the buggy dx; true_dx: the correct backward's; numerical_dx: central differences;
+    bound: the check's bound per entry (all x's shape). judgement: the buggy dx against the
+    central difference (the check's verdict on it); change: the buggy dx against the correct
+    one, judged with the same bounds (FAIL there means the bug changes dx by more than the
+    check's bound somewhere, so it is measurable).
     """
 
     bug: Bug
     dx: np.ndarray
     true_dx: np.ndarray
+    numerical_dx: np.ndarray
+    bound: np.ndarray
     judgement: Judgement
     change: Judgement
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """|buggy dx - numerical dx| per entry, float64 (x's shape)."""
+        return np.abs(self.dx.astype(np.float64) - self.numerical_dx)
 
     @property
     def outcome(self) -> str:
@@ -180,6 +188,8 @@ def check_bug(check: GradientCheck, dout: np.ndarray, cache: Cache, bug: Bug | s
         bug=bug,
         dx=buggy,
         true_dx=check.analytic.dx,
+        numerical_dx=check.numerical.dx,
+        bound=check.bounds["dx"],
         judgement=check.judgement("backward", "dx", buggy),
         change=judge(buggy, check.analytic.dx, check.bounds["dx"]),
     )

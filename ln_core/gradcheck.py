@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.agreement import rounding_bounds
 from ln_core.backward import Grads, backward, param_axes, times_gamma
 from ln_core.closed_form import closed_form_backward
 from ln_core.forward import Cache, forward
@@ -44,12 +45,11 @@ BANDS = {
     np.dtype(np.float32): (1e-3, 1e-1),
 }
 TENSORS = ("dx", "dgamma", "dbeta")
-# Safety factors of the bounds (see _dx_bounds), measured by `python -m bench.verdict_sweep`:
+# Safety factors of the bounds (see _dx_bound), measured by `python -m bench.verdict_sweep`:
 # over its grid the largest |numerical - exact| stays below a fifth of the bound (0.49 of it
 # with all three at 1, at D = 128 with an outlier and a one-hot upstream gradient).
 ROUND_OFF = 3.0
 TRUNCATION = 2.0
-CANDIDATE = 8.0
 
 
 def band(error: float, dtype: np.dtype) -> str:
@@ -83,9 +83,9 @@ def _to_x(per_group: np.ndarray, cache: Cache) -> np.ndarray:
     return from_rows(rows, cache.x, cache.axis)
 
 
-def _dx_bounds(cache: Cache, dout: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
-    """How far a central-difference dx may sit from the exact one at step h, and how far the
-    analytic dx may sit from it by its own rounding; both absolute, x's shape.
+def _dx_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
+    """How far a correct analytic dx may sit from the central difference at step h, per entry
+    (x's shape, absolute).
 
     Per group, with s = 1/sqrt(var + eps), M = its largest |x|, X = its largest |normalized_x|
     and W = sum |dout * gamma|:
@@ -95,8 +95,8 @@ def _dx_bounds(cache: Cache, dout: np.ndarray, h: float) -> tuple[np.ndarray, np
       summed, and divided by the step: the difference of two copies, over 2h;
     - truncation: the h^2 term of the central difference, TRUNCATION * (h s)^2 times dx's
       natural size s * W;
-    - the analytic dx itself: computed from the same normalized_x and s, it is off by up to
-      CANDIDATE * machine_eps * (s * M + X + 1) * s * W.
+    - the analytic dx's own rounding (ln_core.agreement), times 1 + s * M: it reads x_sm,
+      which carries the offset's error.
     """
     machine_eps = float(np.finfo(cache.dtype).eps)
     s = to_rows(cache.inv_sqrt_sve, cache.axis).astype(np.float64)
@@ -105,15 +105,15 @@ def _dx_bounds(cache: Cache, dout: np.ndarray, h: float) -> tuple[np.ndarray, np
     spread = _per_group(cache.normalized_x, cache)
     round_off = weight * ROUND_OFF * machine_eps * (offset + spread) / h
     truncation = TRUNCATION * (h * s) ** 2 * s * weight
-    candidate = CANDIDATE * machine_eps * (offset + spread + 1) * s * weight
-    return _to_x(round_off + truncation, cache), _to_x(candidate, cache)
+    analytic = rounding_bounds(cache, dout)["dx"] * _to_x(1 + offset, cache)
+    return _to_x(round_off + truncation, cache) + analytic
 
 
-def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
-    """The same for dgamma and dbeta (their shape): out is linear in them, so only round-off,
-    of size machine_eps * (|gamma * normalized_x| + |beta| + step * |normalized_x|) per
-    output, summed with weights |dout| over the rows and divided by the step, plus the
-    analytic sum's own rounding."""
+def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarray]:
+    """The same for dgamma and dbeta (their shape): out is linear in them, so no truncation;
+    round-off of up to machine_eps * (|gamma * normalized_x| + |beta| + step * |normalized_x|)
+    per output, summed with weights |dout| over the rows and divided by the step; plus the
+    analytic sums' own rounding."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     step = parameter_step(cache, h)
     axes = param_axes(cache.x.ndim, cache.param_ndim)
@@ -121,9 +121,9 @@ def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
     if cache.beta is not None:
         size = size + np.abs(cache.beta)
     total = np.sum(np.abs(dout.astype(np.float64)) * size, axis=axes)
-    rows = np.prod([cache.x.shape[a] for a in axes], dtype=np.float64)
-    analytic = np.sum(np.abs(dout.astype(np.float64)) * (1 + np.abs(cache.normalized_x)), axes)
-    return ROUND_OFF * machine_eps * (total / step + np.log2(rows + 1) * analytic)
+    round_off = ROUND_OFF * machine_eps * total / step
+    analytic = rounding_bounds(cache, dout)
+    return {name: round_off + analytic[name] for name in ("dgamma", "dbeta")}
 
 
 @dataclass(frozen=True)
@@ -191,24 +191,6 @@ class GradientCheck:
             t for t in self.tensors if any(self.status(m, t) == CANNOT_RESOLVE for m in self.errors)
         )
 
-    def advice(self, tensor: str) -> str:
-        """What to say about a tensor that cannot be resolved: why, and what to try."""
-        size = float(np.max(np.abs(getattr(self.numerical, tensor)), initial=0.0))
-        tries = ["float64"] if self.dtype == np.float32 else []
-        if tensor == "dx" and self.group_size <= 2:
-            tries.append(
-                "D >= 3 (with D = 2 every vector normalizes to about (-1, 1) whatever x is, "
-                "so dx is of the order of eps)"
-            )
-        tries.append("x with a smaller common offset (its digits cancel in x - mean)")
-        tries.append("a random upstream gradient and gamma (a uniform one can make dx vanish)")
-        return (
-            f"{tensor}: cannot resolve. Its largest entry, {size:.1e}, is not large against "
-            f"what round-off can explain here in {self.dtype.name} at step h = {self.h:.1e}, "
-            f"{self.resolution[tensor]:.1e}, so a correct and a wrong {tensor} would look the "
-            f"same; try {', or '.join(tries)}."
-        )
-
     def band(self, method: str, tensor: str) -> str:
         return band(self.errors[method][tensor], self.dtype)
 
@@ -247,7 +229,6 @@ def gradient_check(
     closed = closed_form_backward(dout, cache)
     numerical = numerical_gradients(cache.x, cache.gamma, cache.beta, dout, eps, step, cache.axis)
     dout = check_dout(dout, cache.x.shape, cache.dtype)
-    reference, candidate = _dx_bounds(cache, dout, step)
     params = _param_bound(cache, dout, step)
     return GradientCheck(
         analytic=analytic,
@@ -260,5 +241,5 @@ def gradient_check(
         h=step,
         dtype=cache.dtype,
         group_size=cache.n,
-        bounds={"dx": reference + candidate, "dgamma": params, "dbeta": params},
+        bounds={"dx": _dx_bound(cache, dout, step), **params},
     )

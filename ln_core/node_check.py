@@ -45,7 +45,7 @@ class NodeCheck:
 # The node whose size sets each node's natural unit: deviations are measured against the standard
 # deviation, squares against the variance. Stepping in these units keeps var + eps positive while
 # sq_xsm or sample_var is perturbed, even in float32.
-_STEP_UNIT = {
+NODE_UNITS = {
     "x": "sqrt_sve",
     "sample_mean": "sqrt_sve",
     "x_sm": "sqrt_sve",
@@ -70,7 +70,7 @@ def node_step(cache: Cache, node: str) -> np.ndarray:
     """
     value = getattr(cache, node)
     machine_eps = np.finfo(cache.dtype).eps
-    unit_node = _STEP_UNIT.get(node)
+    unit_node = NODE_UNITS.get(node)
     if unit_node is None:
         unit = np.full(value.shape, max(1.0, float(np.max(np.abs(value)))))
     else:
@@ -181,7 +181,7 @@ def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.n
     natural = np.broadcast_to(_natural_size(cache, dout, node), value.shape)
     truncation = 0.0
     if node not in _LINEAR:
-        unit = np.broadcast_to(getattr(cache, _STEP_UNIT[node]).astype(np.float64), value.shape)
+        unit = np.broadcast_to(getattr(cache, NODE_UNITS[node]).astype(np.float64), value.shape)
         truncation = TRUNCATION * (steps / unit) ** 2 * natural
     candidate = CANDIDATE * machine_eps * chain * natural * (1 + offset)
     return round_off + truncation + candidate

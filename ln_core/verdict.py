@@ -79,6 +79,16 @@ class Judgement:
         return self.bound / self.size if self.size > 0 else float("inf")
 
 
+def decide(excess: float, bound: float, size: float) -> str:
+    """The rule itself: excess, the largest gap / bound over the entries; bound, the largest
+    bound; size, the true value's size."""
+    if excess > 1.0:
+        return FAIL
+    if bound > RESOLVE * size or size == 0:
+        return CANNOT_RESOLVE
+    return PASS
+
+
 def judge(
     candidate: np.ndarray,
     reference: np.ndarray,
@@ -98,12 +108,8 @@ def judge(
     worst = int(np.argmax(ratios)) if ratios.size else 0
     excess = float(ratios.reshape(-1)[worst]) if ratios.size else 0.0
     largest_bound = float(np.max(bounds, initial=0.0))
-    if excess > 1.0:
-        status, shown_bound = FAIL, float(bounds.reshape(-1)[worst])
-    elif largest_bound > RESOLVE * size or size == 0:
-        status, shown_bound = CANNOT_RESOLVE, largest_bound
-    else:
-        status, shown_bound = PASS, largest_bound
+    status = decide(excess, largest_bound, size)
+    shown_bound = float(bounds.reshape(-1)[worst]) if status == FAIL else largest_bound
     return Judgement(
         status=status,
         gap=float(np.max(gaps, initial=0.0)),

@@ -81,6 +81,7 @@ def load_entries(document: str, namespace: Mapping[str, object]) -> tuple[Entry,
             where=st_formula(row["where"]) if "where" in row else None,
             reading=row.get("reading", ""),
             note=Expression.compile(row["note"], "case", names) if "note" in row else None,
+            written_by_lab=row.get("written_by_lab", False),
         )
 
     return tuple(entry(row) for row in read_toml(f"doc{document}.toml")["entry"])
