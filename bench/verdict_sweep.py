@@ -26,6 +26,7 @@ import numpy as np
 from ln_core import (
     NODE_NAMES,
     Bug,
+    audit,
     backward,
     check_node,
     closed_form_backward,
@@ -33,6 +34,7 @@ from ln_core import (
     gradient_check,
 )
 from ln_core.agreement import agreement
+from ln_core.audit import ENTRIES
 from ln_core.bugs import CAUGHT, MISSED, check_bug
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, judge
 
@@ -134,6 +136,19 @@ class Tally:
     node_big_misses: list = field(default_factory=list)
     node_ratio: float = 0.0
     agreement: Counter = field(default_factory=Counter)
+    audit: Counter = field(default_factory=Counter)
+    audit_flips: list = field(default_factory=list)
+
+
+EXPECTED = {entry.id: entry.expected for entry in ENTRIES}
+
+
+def judge_audit(tally: Tally, case: Inputs) -> None:
+    """Every audited formula: a correct one never 'wrong', a wrong one never 'correct'."""
+    for result in audit(case.x, case.gamma, case.beta, case.dout, case.eps):
+        tally.audit[result.verdict] += 1
+        if result.verdict not in (EXPECTED[result.id], "cannot decide"):
+            tally.audit_flips.append((case.label, result.id, result.verdict, result.reason))
 
 
 def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
@@ -159,7 +174,7 @@ def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
             tally.node_big_misses.append((case.label, node, measurable.excess))
 
 
-def run(grid: dict, seed: int = 0, nodes: bool = True) -> Tally:
+def run(grid: dict, seed: int = 0, nodes: bool = True, audits: bool = True) -> Tally:
     tally = Tally()
     for case in cases(grid, seed):
         try:
@@ -171,6 +186,8 @@ def run(grid: dict, seed: int = 0, nodes: bool = True) -> Tally:
         cache = forward(case.x, case.gamma, case.beta, case.eps)
         if nodes:
             judge_nodes(tally, case, cache)
+        if audits and case.label[-1] == "random":
+            judge_audit(tally, case)
         for tensor, result in agreement(
             cache, case.dout, check.analytic, check.closed_form
         ).items():
@@ -227,6 +244,10 @@ def report(tally: Tally) -> str:
         "eps_after_sqrt at eps = 1e-3, random x, dout, gamma: caught in "
         f"{tally.eps_after_sqrt_default[True]} of {sum(tally.eps_after_sqrt_default.values())}",
     ]
+    lines.append(f"audit: {dict(tally.audit)}; flipped verdicts: {len(tally.audit_flips)}")
+    flipped = Counter((f[1], f[2]) for f in tally.audit_flips)
+    lines.extend(f"  {key}: {count}" for key, count in flipped.most_common(8))
+    lines.extend(f"  {f}" for f in tally.audit_flips[:3])
     lines.append(
         f"node checks: correct ones called fail: {len(tally.node_false_fails)}; largest "
         f"|numerical - analytic| / bound in float64: {tally.node_ratio:.2g}"

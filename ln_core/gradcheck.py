@@ -95,8 +95,7 @@ def _dx_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
       summed, and divided by the step: the difference of two copies, over 2h;
     - truncation: the h^2 term of the central difference, TRUNCATION * (h s)^2 times dx's
       natural size s * W;
-    - the analytic dx's own rounding (ln_core.agreement), times 1 + s * M: it reads x_sm,
-      which carries the offset's error.
+    - the analytic dx's own rounding (ln_core.agreement, which counts the offset's error).
     """
     machine_eps = float(np.finfo(cache.dtype).eps)
     s = to_rows(cache.inv_sqrt_sve, cache.axis).astype(np.float64)
@@ -105,8 +104,7 @@ def _dx_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
     spread = _per_group(cache.normalized_x, cache)
     round_off = weight * ROUND_OFF * machine_eps * (offset + spread) / h
     truncation = TRUNCATION * (h * s) ** 2 * s * weight
-    analytic = rounding_bounds(cache, dout)["dx"] * _to_x(1 + offset, cache)
-    return _to_x(round_off + truncation, cache) + analytic
+    return _to_x(round_off + truncation, cache) + rounding_bounds(cache, dout)["dx"]
 
 
 def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarray]:

@@ -127,6 +127,12 @@ class Setting:
         """The one γ of a scalar-γ model, (C, 1, 1)."""
         return self.gamma[..., :1]
 
+    @property
+    def offset(self) -> np.ndarray:
+        """1 + max(s |x|) per case, (C,): what a few ulp of the largest |x| are worth in units
+        of σ, where x − μ cancels them."""
+        return 1.0 + self.largest(np.abs(self.x) * self.s)
+
     def group_sum(self, a: np.ndarray) -> np.ndarray:
         """Σ over the normalized axis, kept as size 1 so it broadcasts back."""
         return np.sum(a, axis=self.cache.axis, keepdims=True)

@@ -5,7 +5,9 @@ rule (ln_core.verdict): the largest gap between formula and reference against a 
 round-off explains, with `scale` the natural size of the quantity's terms:
 
 - the bound: ROUNDINGS chains of 2 + log2 n roundings of `scale` (the formula and a reference
-  computed in closed form rearrange the same float64 values), plus, for a reference from central
+  computed in closed form rearrange the same float64 values), times 1 + s M (the computed
+  x - μ does not sum to exactly 0 but to a few ulp of M, the largest |x|, and two formulas may
+  lean on that sum differently; see ln_core.agreement), plus, for a reference from central
   differences, that difference's own round-off and truncation (Setting.difference_bound: a
   large common offset, the step and the dtype limit what it resolves);
 - gap above the bound -> wrong, with certainty;
@@ -164,7 +166,7 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
     finite = compared.largest(np.where(np.isfinite(compared.value), 0.0, 1.0)) == 0
     quantity = entry.quantity
     scale = st.reference(quantity)[1]
-    bound = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale
+    bound = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale * st.offset
     if quantity.moved:
         bound = bound + st.difference_bound(quantity.moved, quantity.read, scale)
     gap, error = compared.gap, compared.error
