@@ -151,6 +151,14 @@ def judge_audit(tally: Tally, case: Inputs) -> None:
             tally.audit_flips.append((case.label, result.id, result.verdict, result.reason))
 
 
+def largest_ratio(error: np.ndarray, bound: np.ndarray) -> float:
+    """max |error| / bound (a nonzero error against a zero bound is infinitely far off)."""
+    error = np.abs(np.asarray(error, dtype=np.float64))
+    bound = np.broadcast_to(bound, error.shape)
+    ratio = np.divide(error, bound, out=np.where(error > 0, np.inf, 0.0), where=bound > 0)
+    return float(np.max(ratio, initial=0.0))
+
+
 def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
     """Every node's check on the correct staged gradients (never a fail) and on a wrong one,
     the gradient with its sign flipped (a fail wherever that is 10x the bound)."""
@@ -163,9 +171,8 @@ def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
             continue
         tally.nodes[(node, result.status)] += 1
         if cache.dtype == np.float64:  # the analytic value is exact next to the bound
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.abs(result.numerical - result.analytic) / result.bound
-            tally.node_ratio = max(tally.node_ratio, float(np.nanmax(ratio)))
+            ratio = largest_ratio(result.numerical - result.analytic, result.bound)
+            tally.node_ratio = max(tally.node_ratio, ratio)
         if result.status == FAIL:
             tally.node_false_fails.append((case.label, node, result.judgement))
         flipped = judge(-result.analytic, result.numerical, result.bound)
@@ -199,12 +206,11 @@ def run(grid: dict, seed: int = 0, nodes: bool = True, audits: bool = True) -> T
             forward(*(a.astype(np.float64) for a in (case.x, case.gamma, case.beta)), case.eps),
         ).dx
         bound = check.bounds["dx"]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ref = np.abs(check.numerical.dx - exact) / bound
-            ana = np.abs(check.analytic.dx - exact) / bound
-        if float(np.nanmax(ref)) > tally.reference_ratio:
-            tally.reference_ratio, tally.worst_reference = float(np.nanmax(ref)), case.label
-        tally.analytic_ratio = max(tally.analytic_ratio, float(np.nanmax(ana)))
+        reference = largest_ratio(check.numerical.dx - exact, bound)
+        if reference > tally.reference_ratio:
+            tally.reference_ratio, tally.worst_reference = reference, case.label
+        analytic = largest_ratio(check.analytic.dx - exact, bound)
+        tally.analytic_ratio = max(tally.analytic_ratio, analytic)
         for method in check.errors:
             for tensor in check.tensors:
                 status = check.status(method, tensor)
