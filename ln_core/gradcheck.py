@@ -167,10 +167,6 @@ class GradientCheck:
             candidate = getattr(grads, tensor)
         return judge(candidate, getattr(self.numerical, tensor), self.bounds[tensor])
 
-    def gap(self, method: str, tensor: str) -> float:
-        """max |analytic - numerical| for one method's tensor."""
-        return self.judgement(method, tensor).gap
-
     def status(self, method: str, tensor: str) -> str:
         """'pass', 'fail' or 'cannot resolve' (ln_core.verdict's rule)."""
         return self.judgement(method, tensor).status
@@ -191,11 +187,6 @@ class GradientCheck:
 
     def band(self, method: str, tensor: str) -> str:
         return band(self.errors[method][tensor], self.dtype)
-
-    def verdict(self, method: str, tensor: str) -> str:
-        """The band of the error, or 'cannot resolve' where no band would mean anything."""
-        status = self.status(method, tensor)
-        return status if status == CANNOT_RESOLVE else self.band(method, tensor)
 
 
 def compare(analytic: Grads, numerical: Grads) -> dict[str, float]:
