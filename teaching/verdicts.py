@@ -102,11 +102,14 @@ def _words(judgement: Judgement, hint: str) -> str:
             f"({j.bound:.1e}): more than rounding, so the value is wrong."
         )
     if j.status == CANNOT_RESOLVE:
-        size = "exactly 0" if j.size == 0 else f"only {j.size:.1e}"
+        size = (
+            "the value it is compared with is exactly 0"
+            if j.size == 0
+            else f"the true value is only about {j.size:.1e}"
+        )
         return (
-            f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), but the "
-            f"true value is {size}, so a wrong value would fit within that bound just as well. "
-            f"{hint}"
+            f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), but "
+            f"{size}, so a wrong value would fit within that bound just as well. {hint}"
         )
     return (
         f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), which is "
