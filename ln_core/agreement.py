@@ -29,14 +29,14 @@ from ln_core.verdict import Judgement, judge
 ROUNDINGS = 8.0
 
 
-def _group(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
+def group_abs(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
     """reduce(|a|) over each group, kept as size 1 on the normalized axes, float64."""
     return reduce(np.abs(np.asarray(a, dtype=np.float64)), axis=cache.axis, keepdims=True)
 
 
 def _offset(cache: Cache) -> np.ndarray:
     """1 + s * M per group: how much a rounding of the mean is worth in normalized units."""
-    return 1.0 + cache.inv_sqrt_sve.astype(np.float64) * _group(cache.x, cache, np.max)
+    return 1.0 + cache.inv_sqrt_sve.astype(np.float64) * group_abs(cache.x, cache, np.max)
 
 
 def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
@@ -44,8 +44,8 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     shape), "dgamma" and "dbeta" (the parameters' shape; all of them even when skipped)."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     s = cache.inv_sqrt_sve.astype(np.float64)
-    weight = _group(times_gamma(dout, cache), cache)
-    spread = _group(cache.normalized_x, cache, np.max)
+    weight = group_abs(times_gamma(dout, cache), cache)
+    spread = group_abs(cache.normalized_x, cache, np.max)
     chain = 2.0 + np.log2(cache.n)
     dx = ROUNDINGS * machine_eps * chain * s * weight * (1.0 + spread) * _offset(cache)
     axes = param_axes(cache.x.ndim, cache.param_ndim)

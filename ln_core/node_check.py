@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.agreement import ROUNDINGS, group_abs
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
+from ln_core.gradcheck import ROUND_OFF, TRUNCATION
 from ln_core.numerical import copies_per_chunk, perturbed_copies
 from ln_core.validation import numeric_guard
 from ln_core.verdict import Judgement, judge, rel_error
@@ -112,19 +114,10 @@ def numerical_node_gradient(cache: Cache, dout: np.ndarray, node: str, h: np.nda
     return grad.reshape(value.shape)
 
 
-# Safety factors of node_bound, as in ln_core.gradcheck (measured by bench.verdict_sweep).
-ROUND_OFF = 3.0
-TRUNCATION = 2.0
-CANDIDATE = 8.0
 # Nodes the loss is linear in (no truncation error), and those whose move reaches only their
 # own entry of gx (the others reach their whole group through the mean or the variance).
 _LINEAR = ("inv_sqrt_sve", "normalized_x", "gx", "out")
 _OWN_ENTRY = ("normalized_x", "gx", "out")
-
-
-def _group(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
-    """reduce(|a|) over each group, kept as size 1 on the normalized axes, float64."""
-    return reduce(np.abs(a.astype(np.float64)), axis=cache.axis, keepdims=True)
 
 
 def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
@@ -139,7 +132,7 @@ def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
     if node == "normalized_x":
         return np.abs(w)
     s = cache.inv_sqrt_sve.astype(np.float64)
-    moment = _group(w * cache.x_sm, cache)
+    moment = group_abs(w * cache.x_sm, cache)
     by_node = {
         "inv_sqrt_sve": moment,
         "sqrt_sve": s**2 * moment,
@@ -149,7 +142,7 @@ def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
     }
     if node in by_node:
         return by_node[node]
-    return s * _group(w, cache) * (1 + _group(cache.normalized_x, cache, np.max))
+    return s * group_abs(w, cache) * (1 + group_abs(cache.normalized_x, cache, np.max))
 
 
 def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.ndarray:
@@ -163,18 +156,18 @@ def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.n
       weighted by |dout|, summed over what the move reaches and divided by the step;
     - truncation: TRUNCATION * (h / unit)^2 times the natural size, except where the loss is
       linear in the node;
-    - the analytic gradient's own rounding: CANDIDATE * machine_eps * (2 + log2 D) times the
+    - the analytic gradient's own rounding: ROUNDINGS * machine_eps * (2 + log2 D) times the
       natural size (times 1 + s M for x, whose x_sm carries the offset's error).
     """
     machine_eps = float(np.finfo(cache.dtype).eps)
     chain = 2.0 + np.log2(cache.n)
     s = cache.inv_sqrt_sve.astype(np.float64)
     gamma = np.abs(times_gamma(np.ones_like(cache.x), cache).astype(np.float64))
-    offset = s * _group(cache.x, cache, np.max) if node == "x" else 0.0
+    offset = s * group_abs(cache.x, cache, np.max) if node == "x" else 0.0
     wobble = np.abs(dout.astype(np.float64)) * (
         chain * np.abs(cache.gx.astype(np.float64)) + gamma * offset
     )
-    reach = wobble if node in _OWN_ENTRY else _group(wobble, cache)
+    reach = wobble if node in _OWN_ENTRY else group_abs(wobble, cache)
     value = getattr(cache, node)
     steps = np.broadcast_to(np.asarray(h, dtype=np.float64), value.shape)
     round_off = ROUND_OFF * machine_eps * np.broadcast_to(reach, value.shape) / steps
@@ -183,7 +176,7 @@ def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.n
     if node not in _LINEAR:
         unit = np.broadcast_to(getattr(cache, NODE_UNITS[node]).astype(np.float64), value.shape)
         truncation = TRUNCATION * (steps / unit) ** 2 * natural
-    candidate = CANDIDATE * machine_eps * chain * natural * (1 + offset)
+    candidate = ROUNDINGS * machine_eps * chain * natural * (1 + offset)
     return round_off + truncation + candidate
 
 

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ln_core.agreement import ROUNDINGS
 from ln_core.backward import times_gamma
 from ln_core.gradcheck import ROUND_OFF, TRUNCATION
 from ln_core.residual import ResidualCache, ResidualGrads
 from ln_core.verdict import Judgement, judge
-
-ROUNDINGS = 8.0  # as in ln_core.agreement
 
 
 def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[str, float]:
