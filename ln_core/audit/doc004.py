@@ -18,6 +18,8 @@ from ln_core.audit.model import Entry
 from ln_core.audit.setting import Model
 
 MODEL = Model(gamma="per-feature", eps=True, axis="batch")
+# ① and ④ are also judged as LayerNorm would need them, where they are the averaging-axis erratum.
+LAYERNORM = Model(gamma="per-feature", eps=True, axis="features")
 
 
 DX_SM_VIA_XHAT = q.node_gradient(
@@ -63,6 +65,7 @@ ENTRIES: tuple[Entry, ...] = load_entries(
         "DX_SM_VIA_XHAT": DX_SM_VIA_XHAT,
         "DX_VIA_MEAN": DX_VIA_MEAN,
         "DX_VIA_X_SM": DX_VIA_X_SM,
+        "LAYERNORM": LAYERNORM,
         "MODEL": MODEL,
     },
 )

@@ -96,6 +96,7 @@ def load_entries(document: str, names: Mapping[str, Any]) -> tuple[Entry, ...]:
             where=Expression.read(row["where"]) if "where" in row else None,
             reading=row.get("reading", ""),
             note=note,
+            written_by_lab=row.get("written_by_lab", False),
         )
 
     return tuple(entry(row) for row in read_toml(f"doc{document}.toml")["entry"])

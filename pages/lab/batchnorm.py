@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from teaching.verdicts import rounding_agreement
+from teaching.verdicts import resolving_inputs, rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
@@ -96,12 +96,14 @@ with stops_on_error():
     batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
+    hint = resolving_inputs(compute.forward(batch, 0), batch.dout)
     for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
         verdict = rounding_agreement(
             f"BatchNorm's {name} from the staged graph (axis = 0) against LayerNorm on the "
-            "transpose (relative error)",
-            error,
+            "transpose",
+            comparison.judgements[name],
             batch.dtype,
+            hint,
         )
         verdict_metric(name, f"{error:.1e}", verdict, col)
     st.caption(

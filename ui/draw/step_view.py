@@ -13,9 +13,9 @@ import streamlit as st
 
 import ln_core
 from ln_core.forward import NODE_NAMES
-from ln_core.gradcheck import tolerance
+from ln_core.verdict import FAIL
 from teaching.glossary import meaning
-from teaching.verdicts import numerical_agreement
+from teaching.verdicts import numerical_agreement, resolving_inputs
 from ui.draw.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.draw.graph import draw
 from ui.draw.tables import contributions_frame, vectors_frame
@@ -89,9 +89,9 @@ def _check(inputs: Inputs, node: str, index: tuple[int, ...]) -> None:
     result = compute.node_check(inputs, node)
     verdict = numerical_agreement(
         f"d{node} from the backward pass against its central-difference estimate",
-        result.rel_error,
-        tolerance(np.dtype(inputs.dtype)),
+        result.judgement,
         inputs.dtype,
+        resolving_inputs(compute.forward(inputs), inputs.dout),
     )
     metrics = st.columns(3)
     verdict_metric(f"d{node}: analytic vs numerical", verdict.status, verdict, metrics[0])
@@ -99,15 +99,16 @@ def _check(inputs: Inputs, node: str, index: tuple[int, ...]) -> None:
         "max |difference|",
         f"{result.max_abs_diff:.2e}",
         help="The largest gap between an analytic entry and its numerical estimate, in the "
-        "gradient's own units; the relative error beside it is what the verdict uses.",
+        "gradient's own units: the verdict compares it with what round-off and truncation "
+        f"can explain here ({result.judgement.bound:.1e}).",
     )
     metrics[2].metric(
         "relative error",
         f"{result.rel_error:.2e}",
-        help="max |analytic − numerical| / max(|analytic| + |numerical|): the verdict compares "
-        "this with the dtype's bar.",
+        help="max |analytic − numerical| / max(|analytic| + |numerical|), shown for scale; "
+        "the verdict judges the gap itself.",
     )
-    if not verdict.passed:
+    if verdict.status == FAIL:
         st.warning(
             f"d{node} differs from its numerical estimate by more than rounding explains in "
             f"{inputs.dtype}."

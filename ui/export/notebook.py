@@ -132,14 +132,8 @@ def _inputs_cell(view: View) -> str:
     return "\n".join(lines)
 
 
-def _tolerance(dtype: str) -> str:
-    """The lab's pass tolerance for this dtype, as a line of code."""
-    value = float_literal(ln_core.tolerance(np.dtype(dtype)))
-    return f"tolerance = {value}  # at most this relative error passes in {np.dtype(dtype).name}"
-
-
 def _own_settings(view: View) -> str:
-    """Steps and resolution the notebook works out itself, where the lab has no check."""
+    """Steps and bounds the notebook works out itself, where the lab has no check."""
     steps = ", ".join(
         f'"{t[1:]}": {"step_x" if t == "dx" else "step_params"}' for t in view.tensors
     )
@@ -147,12 +141,13 @@ def _own_settings(view: View) -> str:
         [
             view.code.own_steps,
             f"steps = {{{steps}}}",
-            _tolerance(view.inputs.dtype),
-            "# How closely central differences tell gradients apart here: how far those at",
-            "# twice the steps sit from those at the steps.",
-            "resolution = {",
-            '    f"d{name}": float(np.max(np.abs(numerical_gradient(name, 2.0) - '
+            "# What round-off and the step can do here: four times how far the differences at",
+            "# twice the steps sit from those at the steps, plus the analytic value's roundings.",
+            "bound = {",
+            '    f"d{name}": 4 * float(np.max(np.abs(numerical_gradient(name, 2.0) - '
             "numerical_gradient(name))))",
+            "    + 8 * machine_eps * (2 + np.log2(n))",
+            "    * float(np.max(np.abs(numerical_gradient(name))))",
             "    for name in steps",
             "}",
         ]
@@ -160,7 +155,7 @@ def _own_settings(view: View) -> str:
 
 
 def _check_settings(view: View) -> str:
-    """The lab's steps, tolerance and resolution for this example (numbers only)."""
+    """The lab's steps and bounds for this example (numbers only)."""
     if view.code.own_steps:
         return _own_settings(view)
     i = view.inputs
@@ -169,15 +164,15 @@ def _check_settings(view: View) -> str:
     params = float_literal(parameter_step(cache, check.h))
     steps = {"x": float_literal(check.h), "gamma": params, "beta": params}
     step_text = ", ".join(f'"{t[1:]}": {steps[t[1:]]}' for t in view.tensors)
-    resolution = ", ".join(f'"{t}": {float_literal(check.resolution[t])}' for t in view.tensors)
+    bounds = ", ".join(f'"{t}": {float_literal(check.resolution[t])}' for t in view.tensors)
     return "\n".join(
         [
             "# The lab's settings for this example (ln_core/gradcheck.py): the step for x,",
             "# sigma * cbrt(machine eps * max(1, max|x| / sigma)), and for gamma and beta.",
             f"steps = {{{step_text}}}",
-            _tolerance(i.dtype),
-            "# How closely central differences at these steps can tell gradients apart here.",
-            f"resolution = {{{resolution}}}",
+            "# How far round-off and the step can put a right gradient from the differences",
+            "# (the largest of the lab's bounds per entry).",
+            f"bound = {{{bounds}}}",
         ]
     )
 
@@ -292,7 +287,6 @@ def exercise_notebook(view: View) -> bytes:
                 "L = sum(dout * out) with your gradient.",
             ),
             _code("rel-error", code.REL_ERROR),
-            _code("check-settings", _tolerance(view.inputs.dtype)),
             _code("hints", code.hints_cell(steps)),
             _code("check-functions", f"{norm.exercise_lines}\n\n\n{code.EXERCISE_HELPERS}"),
             _text(

@@ -40,7 +40,7 @@ class Norm:
     have. The other fields are whole cells: sizes (n and shared), closed_form, layer (the
     forward pass as one function, for the gradient check), jacobian, exercise_lines (the
     exercise's table of forward lines and node sizes). own_steps: "" where the lab's gradient
-    check gives the steps and resolution, else the code working them out in the notebook.
+    check gives the steps and bounds, else the code working them out in the notebook.
     """
 
     title: str

@@ -104,7 +104,7 @@ def forward(x, gamma, beta):
     gx = normalized_x if gamma is None else gamma * normalized_x
     return gx if beta is None else gx + beta'''
 
-# The steps the notebook works out itself; `steps`, `tolerance` and `resolution` follow.
+# The steps the notebook works out itself; `steps` and `bound` follow.
 OWN_STEPS = """\
 # The lab has no gradient check for RMSNorm: these are its rules for LayerNorm, with the root
 # mean square as sigma. The step for x is sigma * cbrt(machine eps * max(1, max|x| / sigma));
