@@ -19,6 +19,7 @@ PAGES = [
     st.Page("pages/lab/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
     st.Page("pages/lab/gradcheck.py", title="Gradient check", icon=":material/rule:"),
     st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
+    st.Page("pages/lab/derive.py", title="Check your derivation", icon=":material/edit_note:"),
     st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
     st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
     st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),

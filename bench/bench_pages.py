@@ -59,6 +59,13 @@ MODES: dict[str, dict[str, Action]] = {
     "jacobian": {"J": _state(), "three paths": _toggle("Show the three paths")},
     "gradcheck": {f"bug {b.value}": _state(bug=b.value) for b in Bug},
     "batchnorm": {f"{k}": _state(norm_kind=k) for k in ("layer", "batch", "rms")},
+    "derive": {
+        "a right dx": _state(),
+        "a wrong dx (every known mistake tried)": _state(
+            derive_formula="1/(σ+ε) (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))"
+        ),
+        "the longest formula (199 parts)": _state(derive_formula=" + ".join(["x̂ dy"] * 50)),
+    },
 }
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
 from teaching.steps import N_STEPS
+from teaching.verdicts import resolving_inputs
 from ui.draw import step_view
 from ui.draw.result_panel import result_panel
 from ui.entry.errors import stops_on_error
@@ -64,18 +65,19 @@ def stepper() -> None:
         if len(cache.axis) == 2:
             index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
         if revealed:
+            hint = resolving_inputs(cache, inputs.dout)
             if current.backward:
                 step_view.gradient(current, cache, grads, index)
                 # In presenter mode the check folds away: one idea per screen, the node first.
                 checks = {node: compute.node_check(inputs, node) for node in current.checked}
                 step_view.numerical_check(
-                    current, checks, inputs.dtype, index, folded=s["presenter"]
+                    current, checks, inputs.dtype, hint, index, folded=s["presenter"]
                 )
             else:
                 step_view.node_value(current, cache, index)
             if current.number == N_STEPS:
-                _, errors = compute.closed_form(inputs)
-                result_panel(grads, errors, inputs.dtype, index)
+                _, judgements = compute.closed_form(inputs)
+                result_panel(grads, judgements, inputs.dtype, hint, index)
         with st.expander("Take this view to Jupyter", icon=":material/download:"):
             notebook_downloads(View(inputs, s["preset"], share.current_link()))
 

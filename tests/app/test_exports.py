@@ -118,8 +118,8 @@ def test_html_report_says_when_the_check_cannot_resolve():
     bundle = make_bundle(x, np.ones(2), np.zeros(2), np.array([[1.0, -2.0], [0.5, 2.0]]), 0.0)
     assert bundle.meta["passed"]
     (advice,) = bundle.meta["cannot_resolve"]
-    assert advice.startswith("dx: cannot resolve at this step.")
-    assert "dx: cannot resolve at this step." in html_report(bundle)
+    assert advice.startswith("dx: Cannot resolve: ")
+    assert "dx: Cannot resolve: " in html_report(bundle)
     assert json.loads(to_json(bundle))["meta"]["cannot_resolve"] == [advice]
 
 

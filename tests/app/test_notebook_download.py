@@ -1,6 +1,7 @@
-"""The notebook downloads on the Export page and the Stepper: offered, parsed as notebooks,
-carrying the view's options, and unchanged in their code (apart from numbers) by whatever a
-link or a CSV tries to smuggle in."""
+"""The notebook downloads on the Export page, the Stepper and the comparison page: offered,
+parsed as notebooks, carrying the view's options (and the comparison page's normalization),
+and unchanged in their code (apart from numbers) by whatever a link or a CSV tries to smuggle
+in."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 LESSON, EXERCISE = "Download as notebook", "Download the exercise notebook"
-FILES = {"layernorm_lesson.ipynb": LESSON, "layernorm_exercise.ipynb": EXERCISE}
+FILES = {
+    f"{norm}_{kind}.ipynb": label
+    for norm in ("layernorm", "batchnorm", "rmsnorm")
+    for kind, label in (("lesson", LESSON), ("exercise", EXERCISE))
+}
 NUMBER = re.compile(r"(?<![\w.])-?\d+(\.\d+)?(e[+-]?\d+)?")
 # An array's entries, however many: another shape changes only how many numbers it holds.
 ENTRIES = re.compile(r"np\.array\(\[[-+\d.e,\s\[\]]*\]")
@@ -72,6 +77,33 @@ def test_the_stepper_offers_the_notebooks_with_its_layer_options(lab, downloads)
     downloads.clear()
     lab.open("Export and share")
     assert "\nbeta = None" in _code(_notebooks(downloads)[LESSON])[0]
+
+
+# What each normalization's notebooks hold: its title, its axis line, a line of its own.
+NORMALIZED = {
+    "layer": ("LayerNorm", "axis = (-1,)", "\nsample_mean = np.mean(x, axis=axis"),
+    "batch": ("BatchNorm", "axis = (0,)", "\nsample_mean = np.mean(x, axis=axis"),
+    "rms": ("RMSNorm", "axis = (-1,)", "\nmean_sq = np.mean(sq_x, axis=axis"),
+}
+
+
+def test_the_comparison_page_offers_the_notebooks_of_the_normalization_it_shows(lab, downloads):
+    lab.set_sidebar("shape_kind", "tokens").open("LayerNorm vs BatchNorm")
+    for norm, (title, axis, line) in NORMALIZED.items():
+        downloads.clear()
+        lab.widget("radio", "Normalize").set_value(norm)
+        lab.run()
+        lab.assert_clean()
+        notebooks = _notebooks(downloads)
+        assert set(notebooks) == {LESSON, EXERCISE}, norm
+        for notebook in notebooks.values():
+            assert title in notebook.cells[0].source, norm
+            assert f"norm={norm}" in notebook.cells[0].source, norm  # the link back
+            code = "\n".join(_code(notebook))
+            assert f"\n{axis}  #" in code and line in code, norm
+            # The page's rows: the B x L tokens as B * L vectors of D features.
+            assert "\nx = np.array([[" in code and "[[[" not in code, norm
+            assert ("sample_mean" in code) == (norm != "rms"), norm
 
 
 HOSTILE_LINK = {

@@ -37,12 +37,27 @@ def lab_view(preset: str, dtype: str, affine: str = "both", per: str = "token") 
     return View(lab_inputs(preset, dtype, affine, per), preset, LINK)
 
 
+def page_view(preset: str, dtype: str, norm: str) -> View:
+    """The comparison page's view: the inputs as rows (tokens flattened), `norm` chosen."""
+    return View(lab_inputs(preset, dtype).rows(), preset, LINK, norm)
+
+
 def lab_grads(inputs: Inputs) -> ln_core.StagedGrads:
     """What the lab shows: ui.compute.forward_backward's ln_core calls."""
     cache = ln_core.forward(
         inputs.x, inputs.layer_gamma, inputs.layer_beta, inputs.eps, inputs.axis
     )
     return ln_core.backward(inputs.dout, cache)
+
+
+def page_grads(view: View) -> ln_core.Grads:
+    """What the comparison page shows for its normalization: ui.compute.rms's ln_core calls,
+    or ui.compute.forward_backward's over the page's axis (0 for BatchNorm)."""
+    i = view.inputs
+    if view.norm == "rms":
+        return ln_core.rms_backward(i.dout, ln_core.rms_forward(i.x, i.gamma, i.beta, i.eps))
+    axis = 0 if view.norm == "batch" else -1
+    return ln_core.backward(i.dout, ln_core.forward(i.x, i.layer_gamma, i.layer_beta, i.eps, axis))
 
 
 def lab_check(inputs: Inputs) -> ln_core.GradientCheck:

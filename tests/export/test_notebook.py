@@ -8,15 +8,22 @@ import ast
 import nbformat
 import numpy as np
 import pytest
-from notebook_kit import code_cells, lab_view, markdown_cells, without_numbers
+from notebook_kit import code_cells, lab_view, markdown_cells, page_view, without_numbers
 
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
+
+NORMS = ("layer", "batch")
 
 BUILDERS = {"lesson": lesson_notebook, "exercise": exercise_notebook}
 VIEWS = {
     "rows-float64": ("Random normal", "float64", "both", "token"),
     "classroom-float32-gamma": ("Classroom (D = 4, integers)", "float32", "gamma", "token"),
     "tokens-sequence-neither": ("Token batch (B x L x D)", "float64", "neither", "sequence"),
+}
+# The comparison page's views: its rows, normalized as BatchNorm or RMSNorm.
+PAGE_VIEWS = {
+    "batch-tokens-float32": ("Token batch (B x L x D)", "float32", "batch"),
+    "rms-rows-float64": ("Random normal", "float64", "rms"),
 }
 HOSTILE = [
     '"); import os; os.system("echo owned")  #',
@@ -26,8 +33,10 @@ HOSTILE = [
 ]
 
 
-@pytest.fixture(params=list(VIEWS), ids=list(VIEWS))
+@pytest.fixture(params=[*VIEWS, *PAGE_VIEWS])
 def view(request) -> View:
+    if request.param in PAGE_VIEWS:
+        return page_view(*PAGE_VIEWS[request.param])
     return lab_view(*VIEWS[request.param])
 
 
@@ -42,7 +51,7 @@ def test_the_notebook_is_valid_nbformat_4_with_stable_ids(view, kind):
     assert notebook.metadata.kernelspec.name == "python3"
     # The same view gives the same file, byte for byte (a rebuilt view included).
     assert BUILDERS[kind](view) == data
-    assert BUILDERS[kind](View(view.inputs, view.preset, view.link)) == data
+    assert BUILDERS[kind](View(view.inputs, view.preset, view.link, view.norm)) == data
 
 
 @pytest.mark.parametrize("kind", BUILDERS)
@@ -75,7 +84,7 @@ def test_the_inputs_cell_holds_the_exact_inputs(view):
             np.testing.assert_array_equal(namespace[name], expected)
     np.testing.assert_array_equal(namespace["dout"], i.dout)
     assert namespace["eps"] == i.eps
-    assert namespace["axis"] == i.axis
+    assert namespace["axis"] == view.axis
 
 
 def test_the_options_are_carried_into_both_notebooks():
@@ -91,6 +100,47 @@ def test_the_options_are_carried_into_both_notebooks():
         assert "axis = (-2, -1)" in neither and "axis = (-1,)" in full, kind
         assert "dbeta" in full and "dbeta" not in no_beta, kind
         assert "\nout = gx\n" in no_beta and "\nout = gx + beta\n" in full, kind
+
+
+def _cells(data: bytes) -> dict[str, str]:
+    return {c.id: c.source for c in nbformat.reads(data, 4).cells if c.cell_type == "code"}
+
+
+@pytest.mark.parametrize("kind", BUILDERS)
+def test_batchnorm_is_the_layernorm_notebook_over_the_batch_axis(kind):
+    layer, batch = (BUILDERS[kind](page_view("Random normal", "float64", n)) for n in NORMS)
+    assert "BatchNorm" in markdown_cells(batch)[0] and "LayerNorm" in markdown_cells(layer)[0]
+    layer_cells, batch_cells = _cells(layer), _cells(batch)
+    assert list(layer_cells) == list(batch_cells)
+    changed = {key for key in layer_cells if layer_cells[key] != batch_cells[key]}
+    # Only the axis, the words on what a group is, and (lesson) the lab's check settings.
+    # (backward-10 and -9 say in their hints that gamma and beta are per feature.)
+    words = {"sizes", "forward-sample_mean", "forward-sample_var", "hints"}
+    words |= {"backward-10", "backward-9"}
+    assert changed <= {"inputs", "check-settings", *words}, changed
+    assert "inputs" in changed and "sizes" in changed
+    inputs = batch_cells["inputs"].splitlines()
+    assert [line for line in inputs if line not in layer_cells["inputs"].splitlines()] == [
+        "axis = (0,)  # BatchNorm: a feature's N values, one per vector, share one mean"
+    ]
+    assert "\nshared = axis" in batch_cells["sizes"]
+
+
+@pytest.mark.parametrize("kind", BUILDERS)
+def test_rmsnorm_has_its_own_eight_lines_and_no_mean_node(kind):
+    code = "\n".join(code_cells(BUILDERS[kind](page_view("Random normal", "float64", "rms"))))
+    for line in (
+        "\nsq_x = x ** 2\n",
+        "\nmean_sq = np.mean(sq_x, axis=axis, keepdims=True)\n",
+        "\nnormalized_x = x * inv_sqrt_mse\n",
+    ):
+        assert line in code, line
+    assert "sample_mean" not in code and "x_sm" not in code and "sve" not in code
+    if kind == "exercise":
+        assert "dx_via_normalized_x = None  # TODO" in code
+        assert 'check("dinv_sqrt_mse", dinv_sqrt_mse)' in code
+    else:
+        assert "\ndx = dx_via_normalized_x + dx_via_sq_x" in code
 
 
 def test_the_exercise_leaves_every_gradient_blank_and_checks_each():

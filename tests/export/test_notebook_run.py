@@ -2,9 +2,11 @@
 
 The lesson reproduces the lab's dx, dgamma and dbeta to 1e-12 for 4 presets x 2 dtypes x the
 three affine options (the token batch per sequence), and its gradient check says what the
-lab's says. The exercise says "not yet" to every check as downloaded and "pass" to all of them
-once its blanks hold the lab's own formulas. Cases are batched into one notebook per test, so
-each test starts one kernel.
+lab's says; so do the comparison page's BatchNorm and RMSNorm lessons, for 2 presets x 2
+dtypes (RMSNorm's check, which the lab has not, passes). The exercise, of every
+normalization, says "not yet" to every check as downloaded and "pass" to all of them once its
+blanks hold the lab's own formulas. Cases are batched into one notebook per test, so each test
+starts one kernel.
 """
 
 from __future__ import annotations
@@ -23,11 +25,15 @@ from notebook_kit import (
     lab_grads,
     lab_view,
     merged,
+    page_grads,
+    page_view,
     printed,
 )
 
+import ln_core
 from ui.entry.inputs import AFFINE, Inputs
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
+from ui.export.notebook_code import backward_steps
 
 PRESETS = {
     "Random normal": "token",
@@ -42,6 +48,7 @@ CASES = [
     for affine in AFFINE
 ]
 VERDICT = re.compile(r"^(staged backward|closed form)\s+(d\w+)\s+relative error \S+: (.+)$")
+METHODS = {"staged backward": "backward", "closed form": "closed_form"}
 CHECK = re.compile(r"^(d\w+): (pass|not yet|cannot resolve)")
 
 
@@ -72,10 +79,9 @@ def test_the_lesson_reproduces_the_lab_for_every_preset_dtype_and_affine_option(
         check = lab_check(view.inputs)
         lines = printed(run[f"case{k}-check-verdicts"]).splitlines()
         verdicts = {m.group(1, 2): m.group(3) for m in map(VERDICT.match, lines) if m}
-        methods = {"staged backward": "backward", "closed form": "closed_form"}
         assert verdicts == {
             (method, t): check.status(name, t)
-            for method, name in methods.items()
+            for method, name in METHODS.items()
             for t in view.tensors
         }, case
         passes = "The gradient check passes." if check.passed else "The gradient check fails."
@@ -84,6 +90,41 @@ def test_the_lesson_reproduces_the_lab_for_every_preset_dtype_and_affine_option(
             outputs = run[f"case{k}-jacobian-figure"].outputs
             assert any("image/png" in o.get("data", {}) for o in outputs), (case, outputs)
     assert "cannot resolve" in verdicts.values()  # the last case, where the lab cannot either
+
+
+PAGE_CASES = [
+    (preset, dtype, norm)
+    for preset in ("Random normal", "Token batch (B x L x D)")
+    for dtype in ("float64", "float32")
+    for norm in ("batch", "rms")
+]
+
+
+def test_the_comparison_pages_batchnorm_and_rmsnorm_lessons_reproduce_its_gradients(kernels):
+    views = [page_view(*case) for case in PAGE_CASES]
+    apart = ("check-verdicts", "jacobian-figure", "results-code")
+    run = by_id(execute(merged([lesson_notebook(v) for v in views], drawn=2, apart=apart), kernels))
+    for k, (case, view) in enumerate(zip(PAGE_CASES, views, strict=True)):
+        shown = json.loads(printed(run[f"case{k}-results-code"]))
+        grads = page_grads(view)
+        assert set(shown) == {"dx", "dgamma", "dbeta"}, case
+        for tensor, values in shown.items():
+            expected = getattr(grads, tensor)
+            np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12, err_msg=str(case))
+        lines = printed(run[f"case{k}-check-verdicts"]).splitlines()
+        verdicts = {m.group(1, 2): m.group(3) for m in map(VERDICT.match, lines) if m}
+        if view.norm == "batch":
+            # BatchNorm's verdicts are the lab's gradient check over axis 0.
+            i = view.inputs
+            check = ln_core.gradient_check(i.x, i.gamma, i.beta, i.dout, i.eps, axis=0)
+            statuses = {(m, t): check.status(n, t) for m, n in METHODS.items() for t in shown}
+        else:
+            statuses = {(m, t): "pass" for m in METHODS for t in shown}
+        assert verdicts == statuses, case
+        assert lines[-1] == "The gradient check passes.", case
+        if k < 2:
+            outputs = run[f"case{k}-jacobian-figure"].outputs
+            assert any("image/png" in o.get("data", {}) for o in outputs), (case, outputs)
 
 
 def _statuses(run: dict, k: int) -> list[tuple[str, str]]:
@@ -123,6 +164,13 @@ EXERCISES = [
     ("Classroom (D = 4, integers)", "float64", "neither", "token"),
     ("Token batch (B x L x D)", "float64", "both", "sequence"),
 ]
+# The comparison page's BatchNorm and RMSNorm (its rows, gamma and beta both applied).
+PAGE_EXERCISES = [
+    ("Token batch (B x L x D)", "float64", "batch"),
+    ("Random normal", "float32", "batch"),
+    ("Token batch (B x L x D)", "float64", "rms"),
+    ("Random normal", "float32", "rms"),
+]
 
 
 # The classic mistake (ln_core.bugs' drop_variance_path): x_sm's second path forgotten.
@@ -130,18 +178,21 @@ MISTAKE = {"dx_sm": "dx_sm = dx_sm_via_normalized_x"}
 
 
 def test_the_exercise_fails_every_check_as_downloaded_and_passes_them_when_filled(kernels):
-    views = [lab_view(*case) for case in EXERCISES]
+    cases = [*EXERCISES, *PAGE_EXERCISES]
+    views = [lab_view(*case) for case in EXERCISES] + [page_view(*c) for c in PAGE_EXERCISES]
     blank = [exercise_notebook(v) for v in views]
     filled = [_filled(b, lesson_notebook(v)) for b, v in zip(blank, views, strict=True)]
     wrong = _filled(blank[0], lesson_notebook(views[0]), MISTAKE)
     executed = execute(merged([*blank, *filled, wrong]), kernels)
     nbformat.validate(executed)
     run = by_id(executed)
-    for k, (case, view) in enumerate(zip(EXERCISES, views, strict=True)):
+    for k, (case, view) in enumerate(zip(cases, views, strict=True)):
         as_downloaded, as_filled = _statuses(run, k), _statuses(run, k + len(views))
         # Every node's gradient (dgx ... dx; dgamma, dbeta if the layer has them), then the
         # final check's dx (dgamma, dbeta).
-        expected = 9 + 2 * len(view.tensors)
+        steps = backward_steps(view.skipped, view.code)
+        expected = sum(len(step.checked) for step in steps) + len(view.tensors)
+        assert expected == len(view.code.lines) - 1 + 2 * len(view.tensors), case
         assert len(as_downloaded) == len(as_filled) == expected, (case, as_downloaded)
         assert all(status == "not yet" for _, status in as_downloaded), case
         assert all(status == "pass" for _, status in as_filled), (case, as_filled)

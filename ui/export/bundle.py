@@ -15,6 +15,7 @@ import numpy as np
 from ln_core.backward import backward
 from ln_core.forward import NODE_NAMES, forward
 from ln_core.gradcheck import TENSORS, gradient_check
+from teaching.verdicts import gradient_verdict, resolving_inputs
 from ui.export.notebook_code import numpy_lines
 from ui.export.python_literal import assignment, float_literal
 
@@ -25,8 +26,8 @@ MERGE_FIELDS = ("dx_sm_via_normalized_x", "dx_sm_via_sq_xsm", "dx_via_x_sm", "dx
 @dataclass(frozen=True)
 class Bundle:
     """arrays: name -> array ("inputs/x", "nodes/x_sm", "grads/dx_sm", "numerical/dx", ...);
-    meta: eps, dtype, step h, tolerance, per-tensor relative errors, the verdict, and the advice
-    for any tensor the check cannot resolve."""
+    meta: eps, dtype, step h, per-tensor relative errors, statuses and round-off bounds, the
+    verdict, and the reason for any tensor the check cannot resolve."""
 
     arrays: dict[str, np.ndarray]
     meta: dict
@@ -55,11 +56,15 @@ def make_bundle(
         "dtype": cache.dtype.name,
         "shape": list(cache.x.shape),
         "h": check.h,
-        "tolerance": check.tolerance,
         "relative_errors": check.errors,
+        "statuses": {m: {t: check.status(m, t) for t in check.tensors} for m in check.errors},
+        "bounds": check.resolution,
         "passed": check.passed,
-        # Why a tensor was neither passed nor failed: too small for central differences.
-        "cannot_resolve": [check.advice(t) for t in check.unresolved],
+        # Why a tensor was neither passed nor failed: right and wrong would look the same.
+        "cannot_resolve": [
+            f"{t}: {gradient_verdict(check, t, resolving_inputs(cache, grads.dout)).sentence}"
+            for t in check.unresolved
+        ],
     }
     return Bundle(arrays, meta)
 

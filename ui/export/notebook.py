@@ -18,13 +18,18 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import ln_core
-from ln_core.forward import NODE_NAMES
 from ln_core.gradcheck import TENSORS
 from ln_core.numerical import parameter_step
 from ui.entry.inputs import AFFINE, PER, Inputs
 from ui.entry.literal import literal
 from ui.export import notebook_code as code
+from ui.export.notebook_norm import Norm
+from ui.export.notebook_rms import RMS
 from ui.export.python_literal import assignment, float_literal
+
+# The normalizations a view can show (the keys of the comparison page's Normalize choice).
+NORMS = {"layer": code.LAYER, "batch": code.BATCH, "rms": RMS}
+_COUNTS = {8: "eight", 10: "ten"}
 
 # The Jacobian of a larger group is too large to draw (the Jacobian page's own cap on D).
 JACOBIAN_MAX = 512
@@ -39,12 +44,25 @@ _OPEN = (
 class View:
     """What a notebook is written from: the inputs with the view's options, and two texts.
 
-    preset: the preset's name, shown in words only; link: the share link back to this view.
+    preset: the preset's name, shown in words only; link: the share link back to this view;
+    norm: which normalization it shows, a key of NORMS (LayerNorm unless the comparison page
+    shows another).
     """
 
     inputs: Inputs
     preset: str
     link: str
+    norm: str = "layer"
+
+    @property
+    def code(self) -> Norm:
+        """The normalization's cell texts."""
+        return NORMS[self.norm]
+
+    @property
+    def axis(self) -> tuple[int, ...]:
+        """The axes the normalization averages over."""
+        return self.inputs.axis if self.code.axis is None else self.code.axis
 
     @property
     def skipped(self) -> tuple[str, ...]:
@@ -55,8 +73,11 @@ class View:
     @property
     def options(self) -> str:
         """The layer's options in words: "affine parameters: gamma only, normalized per token"."""
+        affine = f"affine parameters: {AFFINE[self.inputs.affine]}"
+        if self.code.words:
+            return f"{self.code.words}, {affine}"
         per = PER["sequence"] if len(self.inputs.axis) == 2 else PER["token"]
-        return f"affine parameters: {AFFINE[self.inputs.affine]}, normalized {per}"
+        return f"{affine}, normalized {per}"
 
     @property
     def tensors(self) -> tuple[str, ...]:
@@ -107,36 +128,51 @@ def _inputs_cell(view: View) -> str:
             lines.append(assignment(name, np.asarray(value)))
     lines.append(assignment("dout", i.dout) + "  # the upstream gradient dL/dout")
     lines.append(f"eps = {float_literal(i.eps)}")
-    if len(i.axis) == 2:
-        lines.append("axis = (-2, -1)  # per sequence: a sequence's L x D numbers share one mean")
-    else:
-        lines.append("axis = (-1,)  # per token: a vector's D features share one mean")
+    lines.append(f"axis = {view.axis!r}  # {view.code.groups[view.axis]}")
     return "\n".join(lines)
 
 
-def _tolerance(dtype: str) -> str:
-    """The lab's pass tolerance for this dtype, as a line of code."""
-    value = float_literal(ln_core.tolerance(np.dtype(dtype)))
-    return f"tolerance = {value}  # at most this relative error passes in {np.dtype(dtype).name}"
+def _own_settings(view: View) -> str:
+    """Steps and bounds the notebook works out itself, where the lab has no check."""
+    steps = ", ".join(
+        f'"{t[1:]}": {"step_x" if t == "dx" else "step_params"}' for t in view.tensors
+    )
+    return "\n".join(
+        [
+            view.code.own_steps,
+            f"steps = {{{steps}}}",
+            "# What round-off and the step can do here: four times how far the differences at",
+            "# twice the steps sit from those at the steps, plus the analytic value's roundings.",
+            "bound = {",
+            '    f"d{name}": 4 * float(np.max(np.abs(numerical_gradient(name, 2.0) - '
+            "numerical_gradient(name))))",
+            "    + 8 * machine_eps * (2 + np.log2(n))",
+            "    * float(np.max(np.abs(numerical_gradient(name))))",
+            "    for name in steps",
+            "}",
+        ]
+    )
 
 
 def _check_settings(view: View) -> str:
-    """The lab's steps, tolerance and resolution for this example (numbers only)."""
+    """The lab's steps and bounds for this example (numbers only)."""
+    if view.code.own_steps:
+        return _own_settings(view)
     i = view.inputs
-    check = ln_core.gradient_check(i.x, i.layer_gamma, i.layer_beta, i.dout, i.eps, axis=i.axis)
-    cache = ln_core.forward(i.x, i.layer_gamma, i.layer_beta, i.eps, i.axis)
+    check = ln_core.gradient_check(i.x, i.layer_gamma, i.layer_beta, i.dout, i.eps, axis=view.axis)
+    cache = ln_core.forward(i.x, i.layer_gamma, i.layer_beta, i.eps, view.axis)
     params = float_literal(parameter_step(cache, check.h))
     steps = {"x": float_literal(check.h), "gamma": params, "beta": params}
     step_text = ", ".join(f'"{t[1:]}": {steps[t[1:]]}' for t in view.tensors)
-    resolution = ", ".join(f'"{t}": {float_literal(check.resolution[t])}' for t in view.tensors)
+    bounds = ", ".join(f'"{t}": {float_literal(check.resolution[t])}' for t in view.tensors)
     return "\n".join(
         [
             "# The lab's settings for this example (ln_core/gradcheck.py): the step for x,",
             "# sigma * cbrt(machine eps * max(1, max|x| / sigma)), and for gamma and beta.",
             f"steps = {{{step_text}}}",
-            _tolerance(i.dtype),
-            "# How closely central differences at these steps can tell gradients apart here.",
-            f"resolution = {{{resolution}}}",
+            "# How far round-off and the step can put a right gradient from the differences",
+            "# (the largest of the lab's bounds per entry).",
+            f"bound = {{{bounds}}}",
         ]
     )
 
@@ -147,14 +183,20 @@ def _header(view: View, title: str, what: str) -> str:
 
 def _opening(view: View, title: str, what: str) -> list[NotebookNode]:
     """What both notebooks start with: the view in words, the inputs, the forward pass."""
+    norm = view.code
+    count = _COUNTS[len(norm.lines)]
     return [
         _text("title", _header(view, title, what)),
         _code("inputs", _inputs_cell(view)),
         _text(
-            "forward", "## Forward: ten small lines\n\nEach cell computes one node and shows it."
+            "forward",
+            f"## Forward: {count} small lines\n\nEach cell computes one node and shows it.",
         ),
-        *(_code(f"forward-{node}", code.forward_cell(node, view.skipped)) for node in NODE_NAMES),
-        _code("sizes", code.SIZES),
+        *(
+            _code(f"forward-{node}", code.forward_cell(node, view.skipped, norm))
+            for node in norm.nodes
+        ),
+        _code("sizes", norm.sizes),
     ]
 
 
@@ -168,7 +210,7 @@ def _finish(cells: list[NotebookNode]) -> bytes:
 
 def _jacobian(view: View) -> list[NotebookNode]:
     """The Jacobian of the first group and its figure, or why a large one is left out."""
-    group = int(np.prod([view.inputs.x.shape[a] for a in view.inputs.axis]))
+    group = int(np.prod([view.inputs.x.shape[a] for a in view.axis]))
     if group > JACOBIAN_MAX:
         return [
             _text(
@@ -180,7 +222,7 @@ def _jacobian(view: View) -> list[NotebookNode]:
         ]
     return [
         _text("jacobian", "## The Jacobian of one group\n\nHow each output moves with each input."),
-        _code("jacobian-code", code.JACOBIAN),
+        _code("jacobian-code", view.code.jacobian),
         _code("jacobian-figure", code.FIGURE),
     ]
 
@@ -188,32 +230,33 @@ def _jacobian(view: View) -> list[NotebookNode]:
 def lesson_notebook(view: View) -> bytes:
     """The lesson: inputs, the ten nodes, the staged backward, the closed form, the gradient
     check with its verdict, the Jacobian with a figure, and the numbers as JSON."""
-    title = "LayerNorm, forward and backward, in plain NumPy"
+    norm = view.code
+    title = f"{norm.title}, forward and backward, in plain NumPy"
     what = "Every number below is the one LayerNorm Lab shows for this view, to the last digit."
     return _finish(
         [
             *_opening(view, title, what),
             _text(
                 "backward",
-                "## Backward: the same lines undone, 10 to 1\n\nThe loss is "
+                f"## Backward: the same lines undone, {len(norm.lines)} to 1\n\nThe loss is "
                 "L = sum(dout * out); each cell undoes one forward line with one local "
                 "derivative.",
             ),
             *(
-                _code(f"backward-{step.number}", code.backward_cell(step, view.skipped))
-                for step in code.backward_steps(view.skipped)
+                _code(f"backward-{step.number}", code.backward_cell(step, view.skipped, norm))
+                for step in code.backward_steps(view.skipped, norm)
             ),
             _text("closed-form", "## The closed form\n\nThe same dx from one compact formula."),
             _code("rel-error", code.REL_ERROR),
-            _code("closed-form-code", code.CLOSED_FORM),
+            _code("closed-form-code", norm.closed_form),
             _text(
                 "gradient-check",
                 "## Gradient check by central differences\n\nEach entry is moved by a small "
                 "step both ways; the change of the loss over the step is its numerical "
                 "gradient.",
             ),
+            _code("check-functions", f"{norm.layer}\n\n\n{code.GRADIENT_CHECK}"),
             _code("check-settings", _check_settings(view)),
-            _code("check-functions", code.GRADIENT_CHECK),
             _code("check-verdicts", code.verdicts_cell(view.tensors)),
             *_jacobian(view),
             _text("results", "## The gradients as the lab shows them"),
@@ -227,12 +270,13 @@ def exercise_notebook(view: View) -> bytes:
     """The exercise: the same inputs and forward pass, every gradient a blank to fill, each
     step followed by a check against central differences, and a final check of dx, dgamma,
     dbeta."""
-    title = "Backprop by hand: LayerNorm"
+    norm = view.code
+    title = f"Backprop by hand: {norm.title}"
     what = (
         "Write each gradient where it says `None  # TODO`, then run the check below it: it "
         "compares your formula with a numerical gradient and says pass or not yet, with a hint."
     )
-    steps = code.backward_steps(view.skipped)
+    steps = code.backward_steps(view.skipped, norm)
     return _finish(
         [
             *_opening(view, title, what),
@@ -243,19 +287,19 @@ def exercise_notebook(view: View) -> bytes:
                 "L = sum(dout * out) with your gradient.",
             ),
             _code("rel-error", code.REL_ERROR),
-            _code("check-settings", _tolerance(view.inputs.dtype)),
             _code("hints", code.hints_cell(steps)),
-            _code("check-functions", code.EXERCISE_HELPERS),
+            _code("check-functions", f"{norm.exercise_lines}\n\n\n{code.EXERCISE_HELPERS}"),
             _text(
                 "backward",
-                "## Backward: undo the lines, 10 to 1\n\nEach gradient has its node's shape; "
+                f"## Backward: undo the lines, {len(norm.lines)} to 1\n\nEach gradient has its "
+                "node's shape; "
                 "`n` and `shared` are defined after the forward pass.",
             ),
             *(
                 cell
                 for step in steps
                 for cell in (
-                    _code(f"blank-{step.number}", code.blank_cell(step, view.skipped)),
+                    _code(f"blank-{step.number}", code.blank_cell(step, view.skipped, norm)),
                     _code(f"check-{step.number}", code.check_cell(step)),
                 )
             ),

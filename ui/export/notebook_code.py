@@ -1,9 +1,10 @@
 """The NumPy source of the notebooks' code cells: fixed text a student reads, chosen by the view.
 
 No cell here holds anything from a view except through ui.export.python_literal (the inputs,
-the check's step, tolerance and resolution): the view's options only choose between texts.
+the check's steps and bounds): the view's options only choose between texts.
 The lines mirror ln_core/forward.py and ln_core/backward.py operation for operation, in the same
 order, so a notebook computes the lab's numbers to the last bit in float64 and in float32.
+LAYER and BATCH are the same lines: BatchNorm only averages over the batch axis instead.
 
 `skipped` is ln_core's name for the affine parameters a layer leaves out: (), ("beta",) or
 ("gamma", "beta"). A line that would use a skipped parameter passes its other input on.
@@ -11,10 +12,11 @@ order, so a notebook computes the lab's numbers to the last bit in float64 and i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 from ln_core.forward import LINES, NODE_NAMES
 from teaching.glossary import meaning
+from ui.export.notebook_norm import Norm, Step
 
 # Each node's forward line as NumPy; mean() is np.mean over the normalized axes, kept as size 1.
 FORWARD = {
@@ -32,49 +34,41 @@ FORWARD = {
 # The two lines as they run when their parameter is left out.
 PASSED_ON = {"gx": "gx = normalized_x", "out": "out = gx"}
 
-# Two sizes the backward pass needs, from the forward pass's own shapes.
-SIZES = """\
-# n: how many entries each mean averages over (D per token, L x D per sequence).
-n = x.size // sample_mean.size
-# gamma and beta are shared by every group, so their gradients sum over these axes.
-shared = tuple(range(x.ndim - len(axis)))"""
+
+def sizes(statistic: str, averaged: str, shared: str, why: str) -> str:
+    """The two sizes the backward pass needs, from the forward pass's own shapes: n, the
+    entries `statistic` (a node) averages over (`averaged`, in words), and the axes gamma and
+    beta are shared along (`shared`, an expression; `why`, in words)."""
+    return (
+        f"# n: how many entries each mean averages over ({averaged}).\n"
+        f"n = x.size // {statistic}.size\n"
+        f"# {why}, so their gradients sum over these axes.\n"
+        f"shared = {shared}"
+    )
 
 
-@dataclass(frozen=True)
-class Step:
-    """Forward line `number` undone: the gradients it gives, as (name, NumPy expression) pairs.
-
-    checked: the gradients complete after this step (the exercise checks them numerically);
-    rule: the derivative it uses, in words (the exercise's hint).
-    """
-
-    number: int
-    gradients: tuple[tuple[str, str], ...]
-    checked: tuple[str, ...]
-    rule: str
-
-
-def _last_two(skipped: tuple[str, ...]) -> tuple[Step, Step]:
-    """Lines 10 and 9 (out and gx), which depend on the affine parameters the layer applies."""
+def _last_two(skipped: tuple[str, ...], count: int, reused: str) -> tuple[Step, Step]:
+    """The last two lines (out and gx, of `count`), which depend on the affine parameters the
+    layer applies; `reused`: what the parameters are shared by, in words."""
     beta, gamma = "beta" not in skipped, "gamma" not in skipped
     out = Step(
-        10,
+        count,
         (("dgx", "dout"), *((("dbeta", "np.sum(dout, axis=shared)"),) if beta else ())),
         ("dgx", *(("dbeta",) if beta else ())),
         "out = gx + beta is a sum: each term gets the upstream gradient dout unchanged; beta "
-        "is shared by every group, so dbeta sums dout over the shared axes."
+        f"is shared by {reused}, so dbeta sums dout over the shared axes."
         if beta
         else "out = gx passes gx on, so its gradient is dout unchanged.",
     )
     gx = Step(
-        9,
+        count - 1,
         (
             ("dnormalized_x", "gamma * dgx" if gamma else "dgx"),
             *((("dgamma", "np.sum(dgx * normalized_x, axis=shared)"),) if gamma else ()),
         ),
         ("dnormalized_x", *(("dgamma",) if gamma else ())),
         "gx = gamma * normalized_x is a product: each factor's gradient is dgx times the "
-        "other factor; gamma is shared by every group, so dgamma sums over the shared axes."
+        f"other factor; gamma is shared by {reused}, so dgamma sums over the shared axes."
         if gamma
         else "gx = normalized_x passes normalized_x on, so its gradient is dgx unchanged.",
     )
@@ -153,45 +147,44 @@ _MIDDLE = (
 )
 
 
-def backward_steps(skipped: tuple[str, ...]) -> tuple[Step, ...]:
-    """The ten forward lines undone, from line 10 to line 1 (as ln_core/backward.py)."""
-    return (*_last_two(skipped), *_MIDDLE)
+def backward_steps(skipped: tuple[str, ...], norm: Norm) -> tuple[Step, ...]:
+    """The forward lines undone, from the last to line 1 (as ln_core/backward.py)."""
+    return (*_last_two(skipped, len(norm.lines), norm.reused), *norm.middle)
 
 
-def forward_line(node: str, skipped: tuple[str, ...]) -> str:
+def forward_line(node: str, skipped: tuple[str, ...], norm: Norm) -> str:
     """The node's NumPy line as this layer runs it."""
     missing = set(skipped) & {"gx": {"gamma"}, "out": {"beta"}}.get(node, set())
-    return PASSED_ON[node] if missing else FORWARD[node]
+    return PASSED_ON[node] if missing else norm.forward[node]
 
 
-def line_heading(node: str, skipped: tuple[str, ...]) -> str:
+def line_heading(number: int, skipped: tuple[str, ...], norm: Norm) -> str:
     """`Line 9: gx = gamma * normalized_x`, in ln_core's words (saying what it skipped)."""
-    number = NODE_NAMES.index(node) + 1
-    return f"Line {number}: {LINES[number - 1].text(skipped)}"
+    return f"Line {number}: {norm.lines[number - 1].text(skipped)}"
 
 
-def forward_cell(node: str, skipped: tuple[str, ...]) -> str:
+def forward_cell(node: str, skipped: tuple[str, ...], norm: Norm) -> str:
     """One forward node: its line in words, the NumPy line, and the value shown."""
+    heading = line_heading(norm.nodes.index(node) + 1, skipped, norm)
     return (
-        f"# {line_heading(node, skipped)}\n# {node}: {meaning(node)}\n"
-        f"{forward_line(node, skipped)}\n{node}"
+        f"# {heading}\n# {node}: {norm.meanings[node]}\n{forward_line(node, skipped, norm)}\n{node}"
     )
 
 
-def backward_cell(step: Step, skipped: tuple[str, ...]) -> str:
+def backward_cell(step: Step, skipped: tuple[str, ...], norm: Norm) -> str:
     """One forward line undone, in plain NumPy, headed by the line and its rule."""
     lines = "\n".join(f"{name} = {expression}" for name, expression in step.gradients)
-    heading = line_heading(NODE_NAMES[step.number - 1], skipped)
+    heading = line_heading(step.number, skipped, norm)
     return f"# Undo {heading}\n{_comment(step.rule)}\n{lines}"
 
 
-def blank_cell(step: Step, skipped: tuple[str, ...]) -> str:
+def blank_cell(step: Step, skipped: tuple[str, ...], norm: Norm) -> str:
     """The same cell for the exercise: every gradient left as a marked blank."""
     lines = "\n".join(
         f"{name} = None  # TODO: your formula{'' if name in step.checked else _LATER}"
         for name, _ in step.gradients
     )
-    return f"# Undo {line_heading(NODE_NAMES[step.number - 1], skipped)}\n{lines}"
+    return f"# Undo {line_heading(step.number, skipped, norm)}\n{lines}"
 
 
 _LATER = " (one part of a sum; it is checked with that sum)"
@@ -210,10 +203,10 @@ def _comment(text: str, width: int = 96) -> str:
 
 def numpy_lines(skipped: tuple[str, ...] = ()) -> str:
     """The whole forward and backward pass as plain lines, for the one-cell NumPy snippet."""
-    forward = [forward_line(node, skipped) for node in NODE_NAMES]
+    forward = [forward_line(node, skipped, LAYER) for node in NODE_NAMES]
     backward = [
         f"{name} = {expression}"
-        for step in backward_steps(skipped)
+        for step in backward_steps(skipped, LAYER)
         for name, expression in step.gradients
     ]
     return "\n".join(
@@ -221,7 +214,7 @@ def numpy_lines(skipped: tuple[str, ...] = ()) -> str:
             "# Forward: the ten nodes.",
             *forward,
             "",
-            SIZES,
+            LAYER.sizes,
             "",
             "# Backward: the lines undone, 10 to 1, for the loss sum(dout * out).",
             *backward,
@@ -231,9 +224,25 @@ def numpy_lines(skipped: tuple[str, ...] = ()) -> str:
 
 REL_ERROR = '''\
 def rel_error(a, b):
-    """max |a - b| / max(1e-12, max(|a| + |b|)): the lab's error, one number per tensor."""
+    """max |a - b| / max(|a| + |b|): the lab's error, one number per tensor (0 when both are 0)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(np.max(np.abs(a - b)) / max(1e-12, float(np.max(np.abs(a) + np.abs(b)))))'''
+    gap = float(np.max(np.abs(a - b)))
+    return gap / float(np.max(np.abs(a) + np.abs(b))) if gap > 0 else 0.0
+
+
+RESOLVE = 0.1  # a pass must pin the true value to at least one significant digit
+
+
+def rule(gap, bound, size):
+    """The lab's one verdict rule (ln_core/verdict.py). gap: how far an answer sits from the
+    numerical gradient; bound: how far round-off and the step can put a right answer; size: the
+    gradient's largest entry. Beyond the bound no round-off explains the gap; within it, the
+    check vouches for an answer only where the bound is small against the gradient itself."""
+    if gap > bound:
+        return "fail"
+    if bound > RESOLVE * size or size == 0:
+        return "cannot resolve"
+    return "pass"'''
 
 # The compact formula of ln_core/closed_form.py, term by term, against the staged pass.
 CLOSED_FORM = """\
@@ -247,40 +256,37 @@ through_variance = -inv_sqrt_sve * normalized_x * mean_g_xhat
 dx_closed = direct + through_mean + through_variance
 print(f"closed form against the staged pass: rel_error = {rel_error(dx_closed, dx):.1e}")"""
 
-# Central differences of the loss sum(dout * out); the lab's verdict rule (ln_core/gradcheck.py).
-GRADIENT_CHECK = '''\
-def layernorm(x, gamma, beta):
+# The ten lines as one function, for the gradient check.
+LAYERNORM = '''\
+def forward(x, gamma, beta):
     """The ten forward lines in one function (gamma or beta None: left out)."""
     x_sm = x - np.mean(x, axis=axis, keepdims=True)
     inv_sqrt_sve = 1 / np.sqrt(np.mean(x_sm ** 2, axis=axis, keepdims=True) + eps)
     normalized_x = x_sm * inv_sqrt_sve
     gx = normalized_x if gamma is None else gamma * normalized_x
-    return gx if beta is None else gx + beta
+    return gx if beta is None else gx + beta'''
 
-
-def numerical_gradient(name):
+# Central differences of the loss sum(dout * out); the lab's verdict rule (ln_core/gradcheck.py).
+GRADIENT_CHECK = '''\
+def numerical_gradient(name, wider=1.0):
     """dL/d(name) for L = sum(dout * out): move one entry by +step and -step, run the layer
     again, and divide the change of L by the step actually taken (x + step rounds)."""
     inputs = {"x": x, "gamma": gamma, "beta": beta}
-    value, step = inputs[name], steps[name]
+    value, step = inputs[name], wider * steps[name]
     grad = np.zeros_like(value)
     for i in np.ndindex(value.shape):
         plus, minus = value.copy(), value.copy()
         plus[i] += step
         minus[i] -= step
-        change = layernorm(**{**inputs, name: plus}) - layernorm(**{**inputs, name: minus})
+        change = forward(**{**inputs, name: plus}) - forward(**{**inputs, name: minus})
         grad[i] = np.sum(dout * change) / (plus[i] - minus[i])
     return grad
 
 
 def verdict(tensor, analytic, numerical):
-    """pass at most the tolerance; over it, "cannot resolve" while the gap is within what
-    central differences can tell apart at this step (the exact gradient is too small for
-    them), else fail."""
-    if rel_error(analytic, numerical) <= tolerance:
-        return "pass"
-    gap = np.max(np.abs(np.asarray(analytic, dtype=np.float64) - numerical))
-    return "cannot resolve" if gap <= resolution[tensor] else "fail"'''
+    """pass, fail or cannot resolve, by the lab's rule with this tensor's bound."""
+    gap = float(np.max(np.abs(np.asarray(analytic, dtype=np.float64) - numerical)))
+    return rule(gap, bound[tensor], float(np.max(np.abs(numerical))))'''
 
 
 def verdicts_cell(tensors: tuple[str, ...]) -> str:
@@ -300,19 +306,24 @@ for method, grads in analytic.items():
 print("The gradient check", "fails." if failed else "passes.")"""
 
 
-# The layer's Jacobian for one group, from the closed form, and the check that dout @ J is dx.
-JACOBIAN = """\
+def jacobian(factor: str, formula: str, projection: str) -> str:
+    """The layer's Jacobian for one group, from the closed form, and the check that dout @ J
+    is dx. factor: the node holding s; formula: J in words; projection: the matrix s scales."""
+    return f"""\
 # J[i, j] = d out_i / d x_j for the first group (its entries flattened, P of them):
-# J = gamma_i * s * (1 if i == j else 0) - gamma_i * s * (1 + normalized_x_i * normalized_x_j) / P
-first = (0,) * (x.ndim - len(axis))
+# {formula}
+# The first group: all of the normalized axes, the first index of the others.
+grouped = [a % x.ndim for a in axis]
+first = tuple(slice(None) if d in grouped else 0 for d in range(x.ndim))
 xhat = normalized_x[first].reshape(-1)
-s = inv_sqrt_sve[first].reshape(-1)[0]
+s = {factor}[first].reshape(-1)[0]
 P = xhat.size
-scale = np.ones(P) if gamma is None else gamma.reshape(-1)
-J = scale[:, None] * s * (np.eye(P) - 1 / P - np.outer(xhat, xhat) / P)
+scale = np.ones(P) if gamma is None else np.broadcast_to(gamma, x.shape)[first].reshape(-1)
+J = scale[:, None] * s * ({projection})
 # The backward pass never builds J: for this group it computes dout @ J directly.
 print(f"rel_error(dout @ J, dx) for the first group = "
-      f"{rel_error(dout[first].reshape(-1) @ J, dx[first].reshape(-1)):.1e}")"""
+      f"{{rel_error(dout[first].reshape(-1) @ J, dx[first].reshape(-1)):.1e}}")"""
+
 
 FIGURE = """\
 import matplotlib.pyplot as plt
@@ -337,28 +348,11 @@ def results_cell(tensors: tuple[str, ...]) -> str:
 
 # The exercise's numerical gradient of any node: move it, re-run only the lines after it.
 EXERCISE_HELPERS = '''\
-NODES = ("x", "sample_mean", "x_sm", "sq_xsm", "sample_var", "sve", "sqrt_sve", "inv_sqrt_sve",
-         "normalized_x", "gx", "out")
-# The node a parameter enters after: gamma in line 9, beta in line 10.
+# The affine lines, the last two of every normalization here, as functions too.
+LINE["gx"] = lambda v: v["normalized_x"] if v["gamma"] is None else v["gamma"] * v["normalized_x"]
+LINE["out"] = lambda v: v["gx"] if v["beta"] is None else v["gx"] + v["beta"]
+# The node a parameter enters after: gamma in the line of gx, beta in the line of out.
 ENTERS_AFTER = {"gamma": "normalized_x", "beta": "gx"}
-# Each node's natural size; its step is cbrt(machine eps) of it (the lab's rule, node_check.py).
-UNIT = {"x": "sqrt_sve", "sample_mean": "sqrt_sve", "x_sm": "sqrt_sve", "sq_xsm": "sve",
-        "sample_var": "sve", "sve": "sve", "sqrt_sve": "sqrt_sve", "inv_sqrt_sve": "inv_sqrt_sve"}
-
-
-# The forward lines again, each as a function of the values before it.
-LINE = {
-    "sample_mean": lambda v: np.mean(v["x"], axis=axis, keepdims=True),
-    "x_sm": lambda v: v["x"] - v["sample_mean"],
-    "sq_xsm": lambda v: v["x_sm"] ** 2,
-    "sample_var": lambda v: np.mean(v["sq_xsm"], axis=axis, keepdims=True),
-    "sve": lambda v: v["sample_var"] + eps,
-    "sqrt_sve": lambda v: np.sqrt(v["sve"]),
-    "inv_sqrt_sve": lambda v: 1 / v["sqrt_sve"],
-    "normalized_x": lambda v: v["x_sm"] * v["inv_sqrt_sve"],
-    "gx": lambda v: v["normalized_x"] if v["gamma"] is None else v["gamma"] * v["normalized_x"],
-    "out": lambda v: v["gx"] if v["beta"] is None else v["gx"] + v["beta"],
-}
 
 
 def out_after(values, moved):
@@ -371,9 +365,7 @@ def out_after(values, moved):
 
 def numerical_gradient(name, wider=1.0):
     """dL/d(name) for L = sum(dout * out) by central differences, one entry at a time."""
-    v = {"x": x, "gamma": gamma, "beta": beta, "sample_mean": sample_mean, "x_sm": x_sm,
-         "sq_xsm": sq_xsm, "sample_var": sample_var, "sve": sve, "sqrt_sve": sqrt_sve,
-         "inv_sqrt_sve": inv_sqrt_sve, "normalized_x": normalized_x, "gx": gx, "out": out}
+    v = node_values()
     value = v[name]
     machine_eps = np.finfo(value.dtype).eps
     if name in UNIT:
@@ -415,18 +407,24 @@ def judge(name, answer):
         print(f"{name}: not yet. It has shape {np.shape(answer)}, but a gradient has its node's "
               f"shape, {expected.shape}. Hint: {HINTS[name]}")
         return "not yet"
-    error = rel_error(answer, expected)
-    if error <= tolerance:
-        print(f"{name}: pass (relative error {error:.1e})")
+    # How far a right answer may sit from the differences: theirs wobble as far as those at
+    # twice the steps lie from them (round-off and truncation), and the answer itself carries
+    # a few roundings per line it went through, up to 2 + log2(n) of them in a sum of n terms.
+    size = float(np.max(np.abs(expected)))
+    wobble = float(np.max(np.abs(numerical_gradient(name[1:], wider=2.0) - expected)))
+    roundings = 8 * float(np.finfo(x.dtype).eps) * (2 + np.log2(n)) * size
+    bound = 4 * wobble + roundings
+    gap = float(np.max(np.abs(np.asarray(answer, dtype=np.float64) - expected)))
+    status = rule(gap, bound, size)
+    if status == "pass":
+        print(f"{name}: pass (off by {gap:.1e}, within the {bound:.1e} round-off explains)")
         return "pass"
-    # Twice the step gives other numbers: where they differ by as much as your answer does,
-    # central differences cannot tell your answer from the right one.
-    wobble = np.max(np.abs(numerical_gradient(name[1:], wider=2.0) - expected))
-    if np.max(np.abs(np.asarray(answer, dtype=np.float64) - expected)) <= wobble:
-        print(f"{name}: cannot resolve: central differences are not precise enough here to "
-              f"judge it (relative error {error:.1e}); try float64 or another example.")
+    if status == "cannot resolve":
+        print(f"{name}: cannot resolve: here round-off ({bound:.1e}) is as large as the gradient "
+              f"itself ({np.max(np.abs(expected)):.1e}), so a right and a wrong answer look "
+              "alike; try float64 or another example.")
         return "cannot resolve"
-    print(f"{name}: not yet (relative error {error:.1e}, more than {tolerance:g}). "
+    print(f"{name}: not yet (off by {gap:.1e}, more than the {bound:.1e} round-off explains). "
           f"Hint: {HINTS[name]}")
     return "not yet"'''
 
@@ -456,3 +454,82 @@ elif "not yet" in final:
     print("Not yet: fix the gradients marked not yet, from the first one up.")
 else:
     print("None is wrong, but the check cannot resolve every one here (see above).")"""
+
+
+# The exercise's table of LayerNorm's forward lines (ENTERS_AFTER and the affine lines follow).
+LAYERNORM_LINES = '''\
+NODES = ("x", "sample_mean", "x_sm", "sq_xsm", "sample_var", "sve", "sqrt_sve", "inv_sqrt_sve",
+         "normalized_x", "gx", "out")
+# Each node's natural size; its step is cbrt(machine eps) of it (the lab's rule, node_check.py).
+UNIT = {"x": "sqrt_sve", "sample_mean": "sqrt_sve", "x_sm": "sqrt_sve", "sq_xsm": "sve",
+        "sample_var": "sve", "sve": "sve", "sqrt_sve": "sqrt_sve", "inv_sqrt_sve": "inv_sqrt_sve"}
+
+# The forward lines again, each as a function of the values before it.
+LINE = {
+    "sample_mean": lambda v: np.mean(v["x"], axis=axis, keepdims=True),
+    "x_sm": lambda v: v["x"] - v["sample_mean"],
+    "sq_xsm": lambda v: v["x_sm"] ** 2,
+    "sample_var": lambda v: np.mean(v["sq_xsm"], axis=axis, keepdims=True),
+    "sve": lambda v: v["sample_var"] + eps,
+    "sqrt_sve": lambda v: np.sqrt(v["sve"]),
+    "inv_sqrt_sve": lambda v: 1 / v["sqrt_sve"],
+    "normalized_x": lambda v: v["x_sm"] * v["inv_sqrt_sve"],
+}
+
+
+def node_values():
+    """The inputs and every node of the forward pass above, by name."""
+    return {"x": x, "gamma": gamma, "beta": beta, "sample_mean": sample_mean, "x_sm": x_sm,
+            "sq_xsm": sq_xsm, "sample_var": sample_var, "sve": sve, "sqrt_sve": sqrt_sve,
+            "inv_sqrt_sve": inv_sqrt_sve, "normalized_x": normalized_x, "gx": gx, "out": out}'''
+
+LAYER = Norm(
+    title="LayerNorm",
+    words="",
+    lines=LINES,
+    forward=FORWARD,
+    meanings={node: meaning(node) for node in NODE_NAMES},
+    middle=_MIDDLE,
+    reused="every group",
+    axis=None,
+    groups={
+        (-1,): "per token: a vector's D features share one mean",
+        (-2, -1): "per sequence: a sequence's L x D numbers share one mean",
+    },
+    sizes=sizes(
+        "sample_mean",
+        "D per token, L x D per sequence",
+        "tuple(range(x.ndim - len(axis)))",
+        "gamma and beta are shared by every group",
+    ),
+    closed_form=CLOSED_FORM,
+    layer=LAYERNORM,
+    jacobian=jacobian(
+        "inv_sqrt_sve",
+        "J = gamma_i * s * (1 if i == j else 0) - gamma_i * s * (1 + normalized_x_i * "
+        "normalized_x_j) / P",
+        "np.eye(P) - 1 / P - np.outer(xhat, xhat) / P",
+    ),
+    exercise_lines=LAYERNORM_LINES,
+)
+
+# BatchNorm is LayerNorm's lines over the batch axis: each feature is a group of N values.
+BATCH = replace(
+    LAYER,
+    title="BatchNorm",
+    words="BatchNorm: each feature normalized over the N vectors",
+    meanings={
+        **LAYER.meanings,
+        "sample_mean": "the mean of the feature's N entries, one per vector of the batch",
+        "sample_var": "sample variance: the mean of the squared deviations (divided by N)",
+    },
+    reused="every vector of the batch",
+    axis=(0,),
+    groups={(0,): "BatchNorm: a feature's N values, one per vector, share one mean"},
+    sizes=sizes(
+        "sample_mean",
+        "the N vectors of the batch",
+        "axis",
+        "gamma and beta have one entry per feature, used by every vector of the batch",
+    ),
+)

@@ -1,4 +1,5 @@
-"""The two notebook downloads of the current view, offered by the Export page and the Stepper."""
+"""The two notebook downloads of the current view, offered by the Export page, the Stepper and
+the comparison page (LayerNorm vs BatchNorm vs RMSNorm)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ def notebook_downloads(view: View) -> None:
         "you to write and checks it. "
         "Open them in Jupyter, VS Code, or upload them to Colab."
     )
+    name = view.code.title.lower()
     downloads = [
-        ("Download as notebook", lesson_notebook, "layernorm_lesson.ipynb", "menu_book"),
+        ("Download as notebook", lesson_notebook, f"{name}_lesson.ipynb", "menu_book"),
         (
             "Download the exercise notebook",
             exercise_notebook,
-            "layernorm_exercise.ipynb",
+            f"{name}_exercise.ipynb",
             "edit_note",
         ),
     ]

@@ -2,7 +2,8 @@
 
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
 chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
-modes, the layer's affine and per-sequence options, hide flags, and any array edited by hand
+modes, the layer's affine and per-sequence options, the derivation check's quantity and
+formula, hide flags, and any array edited by hand
 while it is small. Anything that does not parse or is out of range falls back to its default
 and is reported, so a tampered link never breaks the app.
 """
@@ -19,11 +20,12 @@ import numpy as np
 import streamlit as st
 
 from ln_core.bugs import Bug
+from ln_core.derivation import TARGETS
 from teaching.presets import PRESETS, make_example
 from teaching.steps import N_STEPS
 from ui.entry.errors import listed, literal
 from ui.entry.inputs import AFFINE, PER
-from ui.entry.limits import LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
+from ui.entry.limits import LINK_FORMULA_CHARS, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.entry.numbers import parse_eps, parse_number, parse_whole
 from ui.session import state
 
@@ -42,6 +44,16 @@ def _choice(options: Any) -> Callable[[str], str]:
         return text
 
     return parse
+
+
+def _formula(text: str) -> str:
+    """A typed formula as a link carries it: short, printable, one line. Whether it reads as
+    a formula is the page's to say, as for a typed one."""
+    if len(text) > LINK_FORMULA_CHARS:
+        raise ValueError(f"is {len(text)} characters long; a link may carry {LINK_FORMULA_CHARS}")
+    if not text.isprintable():
+        raise ValueError("holds characters that are not printable")
+    return text
 
 
 def _flag(text: str) -> bool:
@@ -68,6 +80,10 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "paths": ("jacobian_paths", _flag),
     "bug": ("bug", _choice([bug.value for bug in Bug])),
     "affine": ("affine", _choice(AFFINE)),
+    "quantity": ("derive_target", _choice(TARGETS)),
+    "formula": ("derive_formula", _formula),
+    "feps": ("derive_eps", _flag),
+    "fscalar": ("derive_scalar", _flag),
     "per": ("per", _choice(PER)),
 }
 
