@@ -7,9 +7,10 @@ import streamlit as st
 # First: what a browser's messages may change (before any session runs), and the allocator
 # settings that let the server give memory back (before the heavy libraries).
 import ui.server.browser_messages
-import ui.server_memory
-import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
-from ui import guide, presenter, reconnect, share, sidebar, state
+import ui.server.server_memory
+import ui.server.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
+from ui.lesson import guide
+from ui.session import presenter, reconnect, share, sidebar, state
 
 # The icon is a file served by this server: a Material or emoji icon is fetched from a CDN.
 FAVICON = Path(__file__).parent / "assets" / "favicon.png"
@@ -17,7 +18,7 @@ st.set_page_config(page_title="LayerNorm Lab", page_icon=str(FAVICON), layout="w
 
 # Page scripts sit one folder below pages/: Streamlit runs top-level pages/*.py on their own
 # (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,
-# which a fresh server is in until one run has reached st.navigation (ui/launch.py).
+# which a fresh server is in until one run has reached st.navigation (ui/server/launch.py).
 PAGES = [
     st.Page("pages/lab/home.py", title="Overview", icon=":material/home:", default=True),
     st.Page("pages/lab/inputs.py", title="Inputs", icon=":material/edit:"),
@@ -25,6 +26,7 @@ PAGES = [
     st.Page("pages/lab/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
     st.Page("pages/lab/gradcheck.py", title="Gradient check", icon=":material/rule:"),
     st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
+    st.Page("pages/lab/derive.py", title="Check your derivation", icon=":material/edit_note:"),
     st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
     st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
     st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),

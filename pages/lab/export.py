@@ -4,10 +4,13 @@ from functools import partial
 
 import streamlit as st
 
-from ui import affine_control, caps, compute, share, state
-from ui.bundle import numpy_snippet, to_json, to_npz
-from ui.errors import stops_on_error
-from ui.report import html_report
+from ui.entry.errors import stops_on_error
+from ui.export.bundle import numpy_snippet, to_json, to_npz
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
+from ui.export.report import html_report
+from ui.server import caps, compute
+from ui.session import affine_control, share, state
 
 st.title("Export and share")
 
@@ -41,6 +44,11 @@ with stops_on_error():
         col.download_button(
             label, partial(write, bundle), file_name=file_name, mime=mime, icon=f":material/{icon}:"
         )
+    st.markdown("**The example as a Jupyter notebook**")
+    # The layer options are the Stepper's (and the link's): the notebooks carry them.
+    notebook_downloads(
+        View(affine_control.applied(inputs), st.session_state["preset"], share.current_link())
+    )
     st.markdown("**The example in plain NumPy**")
     st.caption(
         "The inputs, the ten forward lines and the backward pass, needing nothing but NumPy: "

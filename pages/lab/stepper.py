@@ -8,13 +8,18 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
-from ui import affine_control, caps, compute, presenter, share, state, step_view
-from ui.errors import stops_on_error
-from ui.glossary import glossary_expander
-from ui.picker import pick_vector
-from ui.predict import predict
-from ui.result_panel import result_panel
-from ui.steps import N_STEPS
+from teaching.steps import N_STEPS
+from teaching.verdicts import resolving_inputs
+from ui.draw import step_view
+from ui.draw.result_panel import result_panel
+from ui.entry.errors import stops_on_error
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
+from ui.lesson.glossary import glossary_expander
+from ui.lesson.predict import predict
+from ui.server import caps, compute
+from ui.session import affine_control, presenter, share, state, step_nav
+from ui.session.picker import pick_vector
 
 s = st.session_state
 
@@ -31,7 +36,7 @@ def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
     # A rerun of this fragment alone skips app.py, which writes the link on full runs.
     share.write_link()
-    current = step_view.navigation()
+    current = step_nav.navigation()
     presenter.keyboard()
     with stops_on_error():
         layer = state.inputs()
@@ -59,16 +64,22 @@ def stepper() -> None:
         )
         if len(cache.axis) == 2:
             index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-        if not revealed:
-            return
-        if current.backward:
-            step_view.gradient(current, cache, grads, index)
-            # In presenter mode the check folds away: one idea per screen, the node first.
-            step_view.numerical_check(current, inputs, index, folded=s["presenter"])
-        else:
-            step_view.node_value(current, cache, index)
-        if current.number == N_STEPS:
-            result_panel(inputs, index)
+        if revealed:
+            hint = resolving_inputs(cache, inputs.dout)
+            if current.backward:
+                step_view.gradient(current, cache, grads, index)
+                # In presenter mode the check folds away: one idea per screen, the node first.
+                checks = {node: compute.node_check(inputs, node) for node in current.checked}
+                step_view.numerical_check(
+                    current, checks, inputs.dtype, hint, index, folded=s["presenter"]
+                )
+            else:
+                step_view.node_value(current, cache, index)
+            if current.number == N_STEPS:
+                _, judgements = compute.closed_form(inputs)
+                result_panel(grads, judgements, inputs.dtype, hint, index)
+        with st.expander("Take this view to Jupyter", icon=":material/download:"):
+            notebook_downloads(View(inputs, s["preset"], share.current_link()))
 
 
 stepper()

@@ -36,11 +36,12 @@ PAGES = {
     "Jacobian": "pages/lab/jacobian.py",
     "Gradient check": "pages/lab/gradcheck.py",
     "Derivation audit": "pages/lab/audit.py",
+    "Check your derivation": "pages/lab/derive.py",
     "Residual block": "pages/lab/residual.py",
     "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
     "Export and share": "pages/lab/export.py",
 }
-# The sidebar's widgets, each a view of a state key (ui.state.bound names it w_<key>_).
+# The sidebar's widgets, each a view of a state key (ui.session.state.bound names it w_<key>_).
 SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")
 
 

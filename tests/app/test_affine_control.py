@@ -1,4 +1,4 @@
-"""The layer options (ui/affine_control.py): gamma and beta / gamma only / neither, and per
+"""The layer options (ui/session/affine_control.py): gamma and beta / gamma only / neither, and per
 token / per sequence, on the Stepper and the Gradient check, carried by the share link."""
 
 from __future__ import annotations
@@ -73,10 +73,10 @@ def test_the_gradient_check_follows_the_options(lab):
 def test_the_gradient_check_says_when_it_cannot_resolve(lab):
     lab.set_sidebar("d", 2).set_sidebar("eps", 0.0).open("Gradient check")  # dx is 0 exactly
     lab.assert_clean()
-    assert lab.subheaders()[0].startswith("The staged backward passes")
-    (advice,) = [text for text in _infos(lab) if "cannot resolve" in text]
-    assert advice.startswith("dx: cannot resolve at this step.")
-    assert "try D >= 3" in advice
+    assert lab.subheaders()[0].startswith("The staged backward does not fail; dx: cannot resolve")
+    (advice,) = [text for text in _infos(lab) if "Cannot resolve" in text]
+    assert advice.startswith("dx: Cannot resolve: ")
+    assert "Try D ≥ 3" in advice
     assert "dx: cannot resolve" in lab.metrics()
 
 

@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 
-from ui.share import ARRAYS, SCALARS
+from ui.session.share import ARRAYS, SCALARS
 
 LINK_WARNING = "Parts of this link were not usable"
 CSV_BUTTON = "Use this CSV for x"
@@ -734,7 +734,7 @@ def _send(lab, widget_key: str, field: str, value) -> None:
 
 @pytest.mark.parametrize("widget_key", list(BOUND_WIDGETS))
 def test_a_hand_built_widget_message_never_breaks_the_session(open_link, widget_key):
-    from ui.state import SCHEMA
+    from ui.session.state import SCHEMA
 
     page, link = BOUND_WIDGETS[widget_key]
     key = widget_key[2:].rsplit("_", 1)[0]

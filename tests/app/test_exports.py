@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ln_core.forward import NODE_NAMES
-from ui.bundle import make_bundle, numpy_snippet, to_json, to_npz
-from ui.report import html_report
+from ui.export.bundle import make_bundle, numpy_snippet, to_json, to_npz
+from ui.export.report import html_report
 
 SHAPES = [(4,), (2, 4), (1, 2, 3)]
 DTYPES = ["float64", "float32"]
@@ -118,8 +118,8 @@ def test_html_report_says_when_the_check_cannot_resolve():
     bundle = make_bundle(x, np.ones(2), np.zeros(2), np.array([[1.0, -2.0], [0.5, 2.0]]), 0.0)
     assert bundle.meta["passed"]
     (advice,) = bundle.meta["cannot_resolve"]
-    assert advice.startswith("dx: cannot resolve at this step.")
-    assert "dx: cannot resolve at this step." in html_report(bundle)
+    assert advice.startswith("dx: Cannot resolve: ")
+    assert "dx: Cannot resolve: " in html_report(bundle)
     assert json.loads(to_json(bundle))["meta"]["cannot_resolve"] == [advice]
 
 
@@ -127,7 +127,13 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
     lab.set_sidebar("seed", 6).set_sidebar("dtype", "float32").open("Export and share")
     lab.assert_clean()
     buttons = lab.at.main.get("download_button")
-    assert [b.label for b in buttons] == ["JSON bundle", "Compressed .npz", "HTML report"]
+    assert [b.label for b in buttons] == [
+        "JSON bundle",
+        "Compressed .npz",
+        "HTML report",
+        "Download as notebook",
+        "Download the exercise notebook",
+    ]
     # The files are deferred: written on click, so the page run itself stays fast.
     assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
 

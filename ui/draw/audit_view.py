@@ -1,0 +1,123 @@
+"""Drawing the derivation audit: the summary table first, then one document at a time with its
+notation key and one folded entry per formula (pages/lab/audit.py holds the choice of document,
+which is session state)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ln_core.audit import DOCUMENTS, AuditResult, Document
+
+ICONS = {
+    "correct": ":material/check_circle:",
+    "wrong": ":material/cancel:",
+    "cannot decide": ":material/help:",
+}
+DASH = "—"
+
+
+def plain(text: str) -> str:
+    """Prose for st.markdown with Markdown's emphasis characters shown as themselves."""
+    return text.replace("\\", "\\\\").replace("_", "\\_").replace("*", "\\*")
+
+
+def number(value: float | None) -> str:
+    """An error as text, a dash where there is none."""
+    return DASH if value is None else f"{value:.1e}"
+
+
+def _tally(results: list[AuditResult]) -> str:
+    """'60 correct, 10 wrong, 9 that these inputs cannot decide'."""
+    tally = {v: sum(r.verdict == v for r in results) for v in ICONS}
+    return (
+        f"{tally['correct']} correct, {tally['wrong']} wrong, {tally['cannot decide']} that "
+        "these inputs cannot decide"
+    )
+
+
+def counts(results: list[AuditResult]) -> str:
+    """'79 formulas from 5 documents: 60 correct, 10 wrong, 9 that these inputs cannot ...'."""
+    return f"{len(results)} formulas from {len(DOCUMENTS)} documents: {_tally(results)}"
+
+
+def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
+    """One row per formula, every column text (a dash where there is no number)."""
+    return pd.DataFrame(
+        {
+            "document": [DOCUMENTS[r.document].name for r in results],
+            "formula": [r.step for r in results],
+            "verdict": [r.verdict for r in results],
+            "error on your inputs": [number(r.error) for r in results],
+            "corrected form's error": [number(r.correction_error) for r in results],
+        }
+    )
+
+
+def _notation(document: Document) -> None:
+    with st.expander("Notation: this document next to the lab", icon=":material/translate:"):
+        rows = "\n".join(f"| ${s.document}$ | {plain(s.lab)} |" for s in document.notation)
+        st.markdown(f"| {document.key} writes | in the lab |\n|---|---|\n{rows}")
+
+
+def _numbers(result: AuditResult) -> None:
+    """The first numbers of the formula and of the true value, side by side."""
+    if not result.values:
+        return
+    st.table(
+        pd.DataFrame(
+            {
+                "the formula gives": [f"{v:.6g}" for v in result.values],
+                "the true value": [f"{v:.6g}" for v in result.reference_values],
+            },
+            index=[f"entry {i + 1}" for i in range(len(result.values))],
+        )
+    )
+
+
+def _entry(result: AuditResult) -> None:
+    title = f"{result.step}: {result.verdict} (error {number(result.error)})"
+    with st.expander(title, icon=ICONS[result.verdict]):
+        st.markdown(
+            "**The lab's own completion (the document never writes this line)**"
+            if result.written_by_lab
+            else "**As written in the document**"
+        )
+        st.latex(result.line)
+        st.caption(plain(f"Model: {result.model}."))
+        if result.reading:
+            st.markdown(plain(f"How it is read: {result.reading}"))
+        st.markdown(plain(f"It claims to be {result.claim}; checked against {result.reference}."))
+        st.markdown(f"**{result.verdict.capitalize()}.** {plain(result.reason)}")
+        _numbers(result)
+        if result.mistake is not None:
+            st.markdown(f"**The mistake.** {plain(result.mistake)}")
+            st.markdown("**Smallest correction**")
+            st.latex(result.correction)
+            st.caption(
+                f"The corrected form's error on your inputs: {number(result.correction_error)}."
+            )
+        if result.note:
+            st.info(plain(result.note), icon=":material/school:")
+
+
+def summary(results: list[AuditResult]) -> None:
+    """The count of every verdict and the summary table of every formula."""
+    st.subheader(counts(results))
+    st.dataframe(summary_frame(results), width="stretch", hide_index=True)
+
+
+def document_labels(results: list[AuditResult]) -> dict[str, str]:
+    """Each document's key and the label its choice shows: its name and number of formulas."""
+    return {k: f"{d.name} ({sum(r.document == k for r in results)})" for k, d in DOCUMENTS.items()}
+
+
+def document_entries(results: list[AuditResult], key: str) -> None:
+    """One document's formulas, each folded, under its notation key."""
+    document = DOCUMENTS[key]
+    mine = [r for r in results if r.document == key]
+    st.subheader(document.name[0].upper() + document.name[1:])
+    st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
+    _notation(document)
+    for result in mine:
+        _entry(result)

@@ -1,0 +1,110 @@
+"""Arrays as tables: one row per vector, so a (B, L, D) batch reads as B*L labelled rows."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ln_core
+
+
+def row_labels(shape: tuple[int, ...]) -> pd.Index:
+    """Labels for the vectors of an array of this shape (all axes but the last)."""
+    return _row_labels(tuple(shape[:-1]) if len(shape) > 1 else ())
+
+
+# Labels are built once per shape: pandas turns a list of strings into an Arrow string array,
+# which took longer than the rest of building a small table.
+@functools.lru_cache(maxsize=256)
+def _row_labels(leading: tuple[int, ...]) -> pd.Index:
+    if not leading:
+        return pd.Index(["vector"])
+    if len(leading) == 1:
+        return pd.Index([f"row {i}" for i in range(leading[0])])
+    return pd.Index([f"b{b} t{t}" for b in range(leading[0]) for t in range(leading[1])])
+
+
+@functools.lru_cache(maxsize=256)
+def _columns(prefix: str, count: int) -> pd.Index:
+    return pd.Index([f"{prefix}{j}" for j in range(count)])
+
+
+@functools.lru_cache(maxsize=256)
+def _entry_labels(shape: tuple[int, ...]) -> pd.Index:
+    return pd.Index([str(i) for i in np.ndindex(shape)])
+
+
+def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
+    """A DataFrame with one row per vector and one column per entry of the last axis.
+
+    array: (D,), (N, D) or (B, L, D); a reduced node such as (N, 1) gives one column.
+    """
+    array = np.asarray(array)
+    rows = array.reshape(-1, array.shape[-1]) if array.ndim else array.reshape(1, 1)
+    labels = row_labels(array.shape)
+    index = labels if rows.shape[0] == len(labels) else None
+    return pd.DataFrame(rows, columns=_columns(column, rows.shape[1]), index=index)
+
+
+def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
+    """Several arrays of one shape interleaved per vector: row i of each part, then row i + 1.
+
+    Used where a gradient is the sum of two contributions, so each vector's two parts and
+    their sum stand directly above one another; the first column names the part.
+    """
+    frames = [vectors_frame(array) for _, array in parts]
+    rows = []
+    for position, row in enumerate(frames[0].index):
+        for (label, _), frame in zip(parts, frames, strict=True):
+            rows.append(pd.concat([pd.Series({"part": label}), frame.iloc[position]]).rename(row))
+    return pd.DataFrame(rows)
+
+
+# A band is drawn as a coloured label: green tiny, amber small, red large.
+BAND_COLOURS = {"tiny": "#2b8a3e", "small": "#e67700", "large": "#c92a2a"}
+
+
+def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
+    """One row per entry: analytic, numerical, their relative error and its band.
+
+    The band is a one-label list, the form Streamlit draws as a coloured label (see
+    CHECK_COLUMNS); colouring cells through a pandas Styler cost more than the check itself.
+    """
+    errors = ln_core.elementwise_rel_error(analytic, numerical)
+    return pd.DataFrame(
+        {
+            "analytic": np.ravel(analytic),
+            "numerical": np.ravel(numerical),
+            "relative error": np.ravel(errors),
+            "entry error": [[ln_core.band(float(e), dtype)] for e in np.ravel(errors)],
+        },
+        index=_entry_labels(np.shape(analytic)),
+    )
+
+
+CHECK_COLUMNS = {
+    "analytic": st.column_config.NumberColumn(format="%.6g"),
+    "numerical": st.column_config.NumberColumn(format="%.6g"),
+    "relative error": st.column_config.NumberColumn(format="%.1e"),
+    "entry error": st.column_config.MultiselectColumn(
+        options=list(BAND_COLOURS), color=list(BAND_COLOURS.values())
+    ),
+}
+
+
+def bug_frame(result: ln_core.BugCheck) -> pd.DataFrame:
+    """One row per entry of one vector: the true dx, the buggy dx, central differences, and
+    the buggy dx's gap to the numerical one beside the bound the check judges it against."""
+    return pd.DataFrame(
+        {
+            "true dx": np.ravel(result.true_dx),
+            "buggy dx": np.ravel(result.dx),
+            "numerical dx": np.ravel(result.numerical_dx),
+            "|buggy - numerical|": np.ravel(result.gaps),
+            "round-off bound": np.ravel(result.bound),
+        },
+        index=_entry_labels(np.shape(result.dx)),
+    )

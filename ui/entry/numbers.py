@@ -1,0 +1,99 @@
+"""Numbers as students type them: read exactly as written, or refused with the reason.
+
+A cell, a sidebar field and a CSV value all go through parse_number, so `1e-3`, `2.5E3`,
+`-2e-3`, ` 3 ` and `+4` mean what they say everywhere, and `1,5`, `1.2.3`, an empty cell,
+`nan` or `inf` are refused instead of becoming some other number.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import sys
+
+from ui.entry.errors import literal
+from ui.entry.limits import EPS_MAX
+
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+# Word processors and some keyboards type a true minus sign or a non-breaking space.
+_LOOKALIKES = str.maketrans({"\u2212": "-", "\u00a0": " ", "\u202f": " "})
+TOO_LARGE = "is too large: numbers must stay below about 1.8e308"
+# Below this float64 keeps fewer digits (subnormal numbers), and below about 5e-324 it keeps
+# none: the number stored would not be the number typed.
+SMALLEST = sys.float_info.min
+TOO_SMALL = (
+    f"is too small: float64 cannot hold a non-zero number below {SMALLEST:.1e} in size without "
+    "changing it (it would be stored as another number, or as 0); type 0 or a larger number"
+)
+
+
+def parse_number(value: object) -> float:
+    """The float a student meant by `value` (text, or a number a widget already holds).
+
+    Text is read with Python's float() only after it is checked to be a plain decimal, so
+    the result is exactly the number written (repr(x) reads back as x). Raises ValueError
+    with a phrase that completes "<where> ..." (for example "is empty, not a number").
+    """
+    if isinstance(value, bool) or value is None:
+        raise ValueError("is empty, not a number")
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number):
+            raise ValueError("is NaN, not a number; type a finite number")
+        return _representable(number)
+    text = str(value).translate(_LOOKALIKES).strip()
+    if not text:
+        raise ValueError("is empty, not a number")
+    if _DECIMAL.fullmatch(text) is None:
+        raise ValueError(f"holds {literal(text)}, which is not a number{_hint(text)}")
+    number = float(text)
+    if number == 0 and _NONZERO_DIGIT.search(re.split("[eE]", text)[0]):
+        raise ValueError(TOO_SMALL)  # a non-zero number that underflowed to 0
+    return _representable(number)
+
+
+def _representable(number: float) -> float:
+    """`number` if float64 holds it at full precision; else ValueError saying why not."""
+    if math.isinf(number):
+        raise ValueError(TOO_LARGE)
+    if 0 < abs(number) < SMALLEST:
+        raise ValueError(TOO_SMALL)
+    return number
+
+
+def parse_eps(value: object) -> float:
+    """eps as typed: a number from 0 to EPS_MAX. Raises ValueError completing "<where> ..."."""
+    number = parse_number(value)
+    if not 0 <= number <= EPS_MAX:
+        raise ValueError(f"is {number!r}; it must be from 0 to {EPS_MAX:g}")
+    return number
+
+
+def parse_whole(value: object, low: int, high: int) -> int:
+    """A whole number from `low` to `high` written as text (`12`, `1e3`, `+4`, `8.0`).
+
+    Raises ValueError with a phrase that completes "<where> ...".
+    """
+    number = parse_number(value)
+    if not number.is_integer():
+        raise ValueError(f"is {number!r}, not a whole number")
+    whole = int(number)
+    if not low <= whole <= high:
+        raise ValueError(f"is {whole}; it must be from {low} to {high}")
+    return whole
+
+
+def format_number(number: float) -> str:
+    """The shortest text that reads back as exactly `number` (`3` rather than `3.0`)."""
+    text = repr(float(number))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _hint(text: str) -> str:
+    if "," in text:
+        return " (use a point for decimals: 1.5, not 1,5)"
+    if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return " a computation can use; type a finite number"
+    return "; type a decimal such as 1.5, -2e-3 or 2.5E3"

@@ -1,0 +1,60 @@
+"""A short self-contained HTML report of one example (no scripts, no external files)."""
+
+from __future__ import annotations
+
+import html
+
+from teaching.glossary import described, meaning
+from ui.draw.tables import vectors_frame
+from ui.entry.inputs import AFFINE, PER
+from ui.export.bundle import Bundle
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 60rem; margin: 2rem auto; color: #111; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+th, td { border: 1px solid #bbb; padding: 0.2rem 0.5rem; text-align: right; }
+h2 { border-bottom: 2px solid #111; }
+.pass { color: #2b8a3e; } .fail { color: #c92a2a; }
+"""
+
+
+def _table(bundle: Bundle, name: str) -> str:
+    return vectors_frame(bundle.arrays[name]).to_html(float_format=lambda v: f"{v:.6g}")
+
+
+def html_report(bundle: Bundle) -> str:
+    """Inputs, every node and gradient, and the gradient check, as one HTML page."""
+    meta = bundle.meta
+    verdict = "passes" if meta["passed"] else "fails"
+    errors = "".join(
+        f"<tr><td>{html.escape(method)}</td>"
+        + "".join(f"<td>{error:.2e}</td>" for error in per.values())
+        + "</tr>"
+        for method, per in meta["relative_errors"].items()
+    )
+    sections = [
+        f"<h1>LayerNorm Lab report</h1><p>x of shape {tuple(meta['shape'])}, "
+        f"{meta['dtype']}, eps = {meta['eps']:g}, affine parameters: "
+        f"{html.escape(AFFINE[meta['affine']])}, normalized {html.escape(PER[meta['per']])}. "
+        "The gradient check "
+        f"<b class='{'pass' if meta['passed'] else 'fail'}'>{verdict}</b> "
+        f"(step h = {meta['h']:.2e}; each tensor's gap judged against what round-off "
+        "explains).</p>",
+        *(f"<p>{html.escape(advice)}</p>" for advice in meta["cannot_resolve"]),
+        "<h2>Gradient check (relative error)</h2><table><tr><th></th><th>dx</th>"
+        f"<th>dgamma</th><th>dbeta</th></tr>{errors}</table>",
+    ]
+    for group, title in (("inputs", "Inputs"), ("nodes", "Forward nodes"), ("grads", "Gradients")):
+        sections.append(f"<h2>{title}</h2>")
+        for name in bundle.arrays:
+            if name.startswith(f"{group}/"):
+                short = name.split("/", 1)[1]
+                sections.append(f"<h3>{html.escape(short)}</h3>")
+                if described(short):
+                    sections.append(f"<p>{html.escape(meaning(short))}</p>")
+                sections.append(_table(bundle, name))
+    body = "\n".join(sections)
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>LayerNorm Lab report</title>"
+        f"<style>{_STYLE}</style></head><body>{body}</body></html>"
+    )

@@ -1,0 +1,45 @@
+"""How much memory the server may hold, and the allocator settings that let it give memory back.
+
+Imported by app.py, so it applies however the server was started. Every session's script runs
+in a thread of its own, and glibc's malloc gives busy threads arenas of their own (up to 8 per
+core) and, after the first large array is freed, serves later large arrays from those arenas
+instead of mapping them afresh. A class's worth of large arrays then stays in arenas that
+rarely shrink, and the server grows with every new visitor. Two arenas and a fixed mmap
+threshold make every large array a mapping of its own, unmapped when freed.
+
+CEILING_MB is what a server may reach: the idle server, every cache full (CACHE_BUDGET_MB of
+results plus the shared figures) and the sessions a class keeps open, each with its arrays at
+the sidebar's largest shape. bench/bench_server_memory.py checks it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from ui.server.compute import CACHE_BUDGET_MB
+
+_M_MMAP_THRESHOLD = -3
+_M_ARENA_MAX = -8
+# Arrays of 256 KiB and more (a 32 x 1024 float64 x is 256 KiB) get mappings of their own.
+_MMAP_THRESHOLD = 256 * 2**10
+_ARENAS = 2
+
+IDLE_MB = 250  # a started server after its first run (measured: about 165 MB)
+FIGURES_MB = 64  # ui/draw/figures: at most 64 shared figures, the largest about 1 MB of data
+SESSIONS = 100  # sessions open (or just left: Streamlit keeps them 2 minutes) at once
+SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
+CEILING_MB = IDLE_MB + CACHE_BUDGET_MB + FIGURES_MB + SESSIONS * SESSION_MB
+
+
+def give_memory_back() -> bool:
+    """Apply the allocator settings to this process; False where the C library is not glibc."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except AttributeError:
+        return False
+    return bool(mallopt(_M_ARENA_MAX, _ARENAS)) and bool(
+        mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+    )
+
+
+give_memory_back()

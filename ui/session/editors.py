@@ -1,0 +1,164 @@
+"""Data editors bound to arrays in the shared state, read cell by cell and exactly.
+
+The tables hold text, not numbers: a browser's number cell rewrites what a student types
+(`1e-3` became -13), while text reaches the server as typed and ui.entry.numbers reads it exactly
+or refuses it. Only the cells the student edited are read, so every other entry keeps its
+exact value whatever the table shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.draw.tables import vectors_frame
+from ui.entry.errors import listed, literal
+from ui.entry.numbers import format_number, parse_number
+from ui.server import caps
+
+EDIT_FIELDS = ("edited_rows", "added_rows", "deleted_rows")
+UNREADABLE = object()
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One edited cell: its row and column position in the table, and what was typed."""
+
+    row: int
+    column: int
+    typed: object
+
+
+def array_editor(
+    name: str,
+    array: np.ndarray,
+    store: Callable[[np.ndarray], None],
+    index: list[str] | None = None,
+) -> None:
+    """Edit `array` cell by cell; a valid edit is passed to `store` and the page reruns.
+
+    The editor's key carries the state's editor_version, so arrays replaced from outside
+    (preset, CSV, another upstream gradient) show up instead of old edits. An edit that is
+    not a number, or an edit message no table sends (a row or column that does not exist,
+    added or deleted rows), shows st.error under the table and leaves the array as it was.
+    An array larger than the table cap is not drawn (a note says why): the browser would be
+    slow to fill it.
+    """
+    too_large = caps.refusal("inputs", array.shape, what=f"The table of {name}")
+    if too_large is not None:
+        st.info(too_large)
+        return
+    frame = vectors_frame(array).map(format_number)
+    if index is not None:
+        frame.index = index
+    key = f"editor_{name}_{st.session_state['editor_version']}"
+    edits = _edits(key)
+    try:
+        new = applied(array, edited_cells(edits, frame), name, frame)
+        if not np.array_equal(new, array):
+            store(new)
+            st.rerun()
+        problem = None
+    except ValueError as err:
+        problem = str(err)
+    if edits is not None and edit_problem(edits, frame) is not None:
+        # Streamlit would fail on this message itself: the editor starts again from the array.
+        del st.session_state[key]
+    # Narrow columns keep a row of D numbers in view; a cell's editor shows all its digits.
+    narrow = {column: st.column_config.TextColumn(width="small") for column in frame.columns}
+    st.data_editor(frame, key=key, width="stretch", column_config=narrow)
+    if problem is not None:
+        st.error(problem, icon=":material/error:")
+
+
+def _edits(key: str) -> object:
+    """The editor's edit message, None before any edit, or a marker for an unreadable one
+    (a message of null included: no table sends one)."""
+    try:
+        if key not in st.session_state:
+            return None
+        edits = st.session_state[key]
+        return UNREADABLE if edits is None else edits
+    except (ValueError, TypeError, AttributeError, KeyError):
+        # Streamlit decodes the message on first read; a hand-built one may not decode.
+        return UNREADABLE
+
+
+def edit_problem(edits: object, frame: pd.DataFrame) -> str | None:
+    """Why a data editor's message cannot come from this table, or None if it can."""
+    if not isinstance(edits, Mapping) or not set(edits) <= set(EDIT_FIELDS):
+        return "The table received an edit it does not understand; nothing was changed."
+    if edits.get("added_rows") or edits.get("deleted_rows"):
+        return (
+            "Rows cannot be added or deleted here, so nothing was changed: the table keeps its "
+            f"{len(frame)} rows. "
+            "Change N, B, L or D in the sidebar for another shape."
+        )
+    rows = edits.get("edited_rows") or {}
+    if not isinstance(rows, Mapping):
+        return "The table received an edit it does not understand; nothing was changed."
+    problems = []
+    for row, changes in rows.items():
+        if _position(row, len(frame)) is None:
+            problems.append(f"row {literal(row)} does not exist")
+        elif not isinstance(changes, Mapping):
+            problems.append(f"row {literal(row)} holds no cells")
+        else:
+            columns = [str(c) for c in frame.columns]
+            problems += [
+                f"column {literal(c)} does not exist" for c in changes if str(c) not in columns
+            ]
+    if problems:
+        return (
+            "The table received edits for cells it does not have, so nothing was changed "
+            f"(it has {len(frame)} rows and columns 0 to {len(frame.columns) - 1}):\n\n"
+            + listed(problems)
+        )
+    return None
+
+
+def edited_cells(edits: object, frame: pd.DataFrame) -> list[Cell]:
+    """The cells a data editor's message changes. Raises ValueError if it is malformed."""
+    if edits is None:
+        return []
+    problem = edit_problem(edits, frame)
+    if problem is not None:
+        raise ValueError(problem)
+    columns = [str(c) for c in frame.columns]
+    return [
+        Cell(_position(row, len(frame)), columns.index(str(column)), typed)
+        for row, changes in (edits.get("edited_rows") or {}).items()
+        for column, typed in changes.items()
+    ]
+
+
+def applied(array: np.ndarray, cells: list[Cell], name: str, frame: pd.DataFrame) -> np.ndarray:
+    """`array` with the edited cells read in; ValueError naming every cell that is refused.
+
+    array: (D,), (N, D) or (B, L, D); the table shows it as rows of D.
+    """
+    rows = np.array(array, dtype=np.float64).reshape(len(frame), -1)
+    problems = []
+    for cell in cells:
+        try:
+            rows[cell.row, cell.column] = parse_number(cell.typed)
+        except ValueError as err:
+            where = f"{frame.index[cell.row]}, column {frame.columns[cell.column]}"
+            problems.append(f"the cell in {where} {err}")
+    if problems:
+        raise ValueError(
+            f"{name}: the last valid values are still in use, because\n\n" + listed(problems)
+        )
+    return rows.reshape(array.shape)
+
+
+def _position(row: object, count: int) -> int | None:
+    """A row key of an edit message as a row position, or None if there is no such row."""
+    text = str(row)
+    if isinstance(row, bool) or not text.isdigit() or int(text) >= count:
+        return None
+    return int(text)

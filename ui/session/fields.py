@@ -1,0 +1,58 @@
+"""Number fields: a number typed as text, read by ui.entry.numbers, bound to a state key.
+
+A browser's number field reads `1e3` as 1 in an integer field, so every number a student
+types goes through a text field instead: the text is read exactly, or refused with a message
+under the field while the state keeps its value (which the field shows again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import streamlit as st
+
+from ui.entry.numbers import format_number, parse_whole
+from ui.session import state
+
+
+def number_field(
+    label: str,
+    key: str,
+    help_text: str,
+    parse: Callable[[object], object],
+    on_change: Callable[[], None] | None = None,
+) -> None:
+    """A number typed as text; a refused entry is named under the field, the old value kept."""
+    st.text_input(
+        label, help=help_text, **state.bound(key, on_change, parse=parse, show=format_number)
+    )
+    problem = take_refusal(key)
+    if problem is not None:
+        typed, reason = problem
+        shown = format_number(st.session_state[key])
+        st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
+
+
+def take_refusal(key: str) -> tuple[str, str] | None:
+    """The typed text a bound field refused and why (see state.bound), or None; taken, so it
+    is said once: the field itself shows the value kept from then on."""
+    s = st.session_state
+    problem = s["field_problems"].get(key)
+    if problem is not None:
+        s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
+    return problem
+
+
+def whole_field(
+    label: str,
+    key: str,
+    low: int,
+    high: int,
+    help_text: str = "",
+    on_change: Callable[[], None] | None = None,
+) -> None:
+    """A whole number from `low` to `high` (both included) typed as text."""
+    limits = f"A whole number from {low} to {high}."
+    parse = partial(parse_whole, low=low, high=high)
+    number_field(label, key, f"{help_text} {limits}".strip(), parse, on_change)

@@ -1,0 +1,122 @@
+"""Presenter mode: the content gets the screen, type and contrast for a projector, nothing clipped,
+and the stepper driven from the keyboard; the stepper's controls stay in view in every mode."""
+
+from __future__ import annotations
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+from ui.session import state
+
+# Larger type, black text and bigger buttons for a projector.
+_PRESENTER_RULES = """
+html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
+[data-testid="stMarkdownContainer"] p,
+[data-testid="stCaptionContainer"] { color: #000 !important; }
+h1 { font-size: 2.4rem !important; }
+h3 { font-size: 1.7rem !important; }
+.katex-display > .katex { font-size: 1em; }
+[data-testid="stDataFrame"] { font-size: 1.1rem; }
+button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
+.st-key-stepper_nav { border-bottom: 2px solid #000; padding-bottom: 0.4rem; }
+[data-testid="stMainBlockContainer"] { padding: 3.6rem 1.2rem 3rem; }
+.st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
+  width: auto; }
+.st-key-stepper_keys { position: absolute; width: 0; height: 0; overflow: hidden; }
+"""
+# The sidebar leaves the screen to the content; the Controls popover brings it back.
+_HIDE_SIDEBAR = """
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"] { display: none !important; }
+"""
+
+# Always on: the stepper's navigation row stays in view even outside presenter mode. Streamlit
+# wraps the row in a box exactly its height, which leaves it no room to stick: the wrapper is
+# dissolved so the row sticks within the page.
+_STICKY_NAV = """
+[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_nav) { display: contents; }
+.st-key-stepper_nav { position: sticky; top: 3.2rem; z-index: 990; background: #fff; }
+"""
+# Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
+# formulas wrap under each other before they get too narrow, and a link's or a metric's label
+# wraps.
+_NO_CLIPPING = """
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0.4rem; }
+[data-testid="stHorizontalBlock"]:has(.katex-display) { flex-wrap: wrap; }
+[data-testid="stHorizontalBlock"]:has(.katex-display) > [data-testid="stColumn"] {
+  flex: 1 1 24rem; min-width: min(24rem, 100%);
+}
+[data-testid="stPageLink-NavLink"] > span:last-child,
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
+  white-space: normal !important; overflow: visible !important;
+}
+"""
+# Always on: the stepper's buttons keep their labels, and Jump to is wide enough for the longest
+# step's name, in one row. On a phone the row, stacked, would cover a quarter of the screen: it
+# scrolls with the page there.
+_NAV_ROW = """
+.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stButton"]) {
+  flex: 0 0 auto !important; width: auto !important; min-width: fit-content;
+}
+.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stSelectbox"]) {
+  flex: 1 0 19.5em !important;
+}
+@media (min-width: 640px) {
+  .st-key-stepper_nav [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
+  .st-key-stepper_nav [data-testid="stColumn"] { min-width: 0; }
+}
+@media (max-width: 640px) { .st-key-stepper_nav { position: static; } }
+"""
+
+# ArrowRight / PageDown press Next and ArrowLeft / PageUp press Prev, as a presenter's clicker
+# sends them; keys typed into a field or moving the slider are left alone. The listener lives
+# on the app's document (this iframe is same-origin); one rerun's listener replaces the last,
+# and it does nothing once presenter mode (which draws .st-key-stepper_keys) is off.
+_KEYS_SCRIPT = """<script>
+const doc = window.parent.document;
+const keys = {ArrowRight: "Next", PageDown: "Next", ArrowLeft: "Prev", PageUp: "Prev"};
+function onKey(event) {
+  const label = keys[event.key];
+  const target = event.target;
+  if (!label || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!doc.querySelector(".st-key-stepper_keys")) return;
+  if (target.closest && target.closest('input, textarea, select, [role="slider"], '
+      + '[contenteditable="true"], [role="listbox"], [role="combobox"]')) return;
+  const button = [...doc.querySelectorAll('.st-key-stepper_nav button')]
+    .find(b => b.innerText.trim().endsWith(label));
+  if (!button) return;
+  event.preventDefault();
+  if (!button.disabled) button.click();
+}
+if (window.parent.__lnlabKeys) doc.removeEventListener("keydown", window.parent.__lnlabKeys);
+window.parent.__lnlabKeys = onKey;
+doc.addEventListener("keydown", onKey);
+</script>"""
+KEYS_NOTE = "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev."
+
+_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}"
+
+
+def apply_style() -> None:
+    """Inject the page style for the current mode; in presenter mode, the Controls popover."""
+    s = st.session_state
+    if not s["presenter"]:
+        st.html(f"<style>{_ALWAYS}</style>")
+        return
+    sidebar = "" if s["presenter_sidebar"] else _HIDE_SIDEBAR
+    st.html(f"<style>{_ALWAYS}{_PRESENTER_RULES}{sidebar}</style>")
+    with st.container(key="presenter_controls"), st.popover("Controls", icon=":material/tune:"):
+        st.toggle(
+            "Show the sidebar",
+            help="Pages, preset, shape, seed, eps and dtype.",
+            **state.bound("presenter_sidebar"),
+        )
+        st.toggle("Presenter mode", **state.bound("presenter", widget="popover"))
+
+
+def keyboard() -> None:
+    """In presenter mode, step with the keyboard: the listener, and a note saying how."""
+    if st.session_state["presenter"]:
+        with st.container(key="stepper_keys"):
+            components.html(_KEYS_SCRIPT, height=0)
+        st.caption(KEYS_NOTE)

@@ -1,0 +1,287 @@
+"""Shareable links: the whole view in the URL's query string, read back with strict checks.
+
+A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
+chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
+modes, the layer's affine and per-sequence options, the derivation check's quantity and
+formula, hide flags, and any array edited by hand
+while it is small. Anything that does not parse or is out of range falls back to its default
+and is reported, so a tampered link never breaks the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+from ln_core.bugs import Bug
+from ln_core.derivation import TARGETS
+from teaching.presets import PRESETS, make_example
+from teaching.steps import N_STEPS
+from ui.entry.errors import listed, literal
+from ui.entry.inputs import AFFINE, PER
+from ui.entry.limits import LINK_FORMULA_CHARS, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
+from ui.entry.numbers import parse_eps, parse_number, parse_whole
+from ui.session import state
+
+ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
+HIDEABLE = ("controls",)
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    return partial(parse_whole, low=low, high=high)
+
+
+def _choice(options: Any) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"must be one of {', '.join(options)}")
+        return text
+
+    return parse
+
+
+def _formula(text: str) -> str:
+    """A typed formula as a link carries it: short, printable, one line. Whether it reads as
+    a formula is the page's to say, as for a typed one."""
+    if len(text) > LINK_FORMULA_CHARS:
+        raise ValueError(f"is {len(text)} characters long; a link may carry {LINK_FORMULA_CHARS}")
+    if not text.isprintable():
+        raise ValueError("holds characters that are not printable")
+    return text
+
+
+def _flag(text: str) -> bool:
+    if text not in ("0", "1"):
+        raise ValueError("must be 0 or 1")
+    return text == "1"
+
+
+# query key -> (state key, parser). Controls first: they decide the shape the arrays must have.
+SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "preset": ("preset", _choice(PRESETS)),
+    "shape": ("shape_kind", _choice(state.SHAPE_KINDS)),
+    **{k: (k, _whole(SIDEBAR[k].low, SIDEBAR[k].high)) for k in ("d", "n", "b", "l", "seed")},
+    "eps": ("eps", parse_eps),
+    "dtype": ("dtype", _choice(state.DTYPES)),
+    "upstream": ("upstream", _choice(state.UPSTREAM_KINDS)),
+    "onehot": ("one_hot_index", _whole(0, SIDEBAR["d"].high - 1)),
+    "step": ("step", _whole(1, N_STEPS)),
+    "vb": ("view_b", _whole(0, SIDEBAR["n"].high - 1)),
+    "vt": ("view_t", _whole(0, SIDEBAR["l"].high - 1)),
+    "norm": ("norm_kind", _choice(("layer", "batch", "rms"))),
+    "presenter": ("presenter", _flag),
+    "quiz": ("quiz", _flag),
+    "paths": ("jacobian_paths", _flag),
+    "bug": ("bug", _choice([bug.value for bug in Bug])),
+    "affine": ("affine", _choice(AFFINE)),
+    "quantity": ("derive_target", _choice(TARGETS)),
+    "formula": ("derive_formula", _formula),
+    "feps": ("derive_eps", _flag),
+    "fscalar": ("derive_scalar", _flag),
+    "per": ("per", _choice(PER)),
+}
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """What a link asks for: state values, arrays, hidden items, and what was rejected."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()
+    problems: list[str] = field(default_factory=list)
+
+
+def _parse_array(text: str) -> np.ndarray:
+    cells = text.split(",")
+    if len(cells) > LINK_MAX_CELLS:
+        raise ValueError(f"holds {len(cells)} numbers; a link may carry {LINK_MAX_ENTRIES}")
+    values = []
+    for position, cell in enumerate(cells, start=1):
+        try:
+            values.append(parse_number(cell))
+        except ValueError as err:
+            raise ValueError(f"number {position} {err}") from None
+    return np.array(values)
+
+
+def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
+    """Read query parameters; every rejected one is named in `problems` and left out."""
+    values: dict[str, Any] = {}
+    arrays: dict[str, np.ndarray] = {}
+    problems: list[str] = []
+    for key, (state_key, parser) in SCALARS.items():
+        if key in params:
+            try:
+                values[state_key] = parser(params[key])
+            except ValueError as err:
+                problems.append(f"{key}={literal(params[key])} {err}")
+    for name in ARRAYS:
+        if name in params:
+            try:
+                arrays[name] = _parse_array(params[name])
+            except ValueError as err:
+                problems.append(f"{name} {err}")
+    hidden = set()
+    for item in filter(None, params.get("hide", "").split(",")):
+        if item in HIDEABLE or item in page_names:
+            hidden.add(item)
+        else:
+            problems.append(f"hide={literal(item)} names no page or control")
+    return LinkState(values, arrays, frozenset(hidden), problems)
+
+
+# Link values that pick one entry of an axis of x: state key -> (query key, what an entry
+# of that axis is). Whether they fit is only known once the shape is.
+INDEXES = {
+    "one_hot_index": ("onehot", "output"),
+    "view_b": ("vb", "row (or batch element)"),
+    "view_t": ("vt", "token"),
+}
+SHAPE_KEYS = {"shape_kind": "shape", "d": "d", "n": "n", "b": "b", "l": "l"}
+
+
+def _index_sizes(shape: tuple[int, ...]) -> dict[str, int]:
+    """How many entries each INDEXES key may choose from in x of `shape`."""
+    return {
+        "one_hot_index": shape[-1],
+        "view_b": shape[0] if len(shape) >= 2 else 1,
+        "view_t": shape[1] if len(shape) == 3 else 1,
+    }
+
+
+def apply(link: LinkState, session: Any) -> list[str]:
+    """Write a parsed link into the session state; returns problems found while applying.
+
+    Arrays only apply when they fit the shape the link's controls give; the others keep the
+    preset's numbers. A chosen entry past the end of its axis is refused, not moved.
+    """
+    problems = []
+    session.update({k: v for k, v in link.values.items() if k not in INDEXES})
+    state.regenerate()
+    shape = session["x"].shape
+    # A hand-written preset keeps its own shape; the sidebar must say so, and so must we.
+    state.show_shape(shape)
+    overridden = [
+        f"{SHAPE_KEYS[k]}={link.values[k]}"
+        for k in SHAPE_KEYS
+        if k in link.values and session[k] != link.values[k]
+    ]
+    if overridden:
+        problems.append(
+            f"{', '.join(overridden)} not used: the preset {literal(session['preset'])} has "
+            f"its own shape {' x '.join(map(str, shape))}"
+        )
+    # regenerate() resets the chosen entries; the link's choice wins when it exists.
+    for key, size in _index_sizes(shape).items():
+        if key not in link.values:
+            continue
+        if link.values[key] < size:
+            session[key] = link.values[key]
+        else:
+            query, what = INDEXES[key]
+            problems.append(
+                f"{query}={link.values[key]} asks for {what} {link.values[key]}, but x of shape "
+                f"{' x '.join(map(str, shape))} has {size} (numbered from 0); 0 is used"
+            )
+    expected = {
+        "x": shape,
+        "gamma": shape[-1:],
+        "beta": shape[-1:],
+        "target": shape,
+        "dout_edited": shape,
+    }
+    for name, flat in link.arrays.items():
+        if flat.size != int(np.prod(expected[name])):
+            problems.append(
+                f"{name} has {flat.size} numbers but the shape needs "
+                f"{int(np.prod(expected[name]))}; kept the preset's values"
+            )
+            continue
+        session[name] = flat.reshape(expected[name])
+    session["hidden"] = link.hidden
+    state.bump_editors()
+    return problems
+
+
+def encode(session: Any) -> dict[str, str]:
+    """The query parameters that reproduce this session's view."""
+    params = {key: _format(session[state_key]) for key, (state_key, _) in SCALARS.items()}
+    if session["x"].size <= LINK_MAX_ENTRIES:
+        regenerated = make_example(session["preset"], state.shape(), session["seed"])
+        defaults = {"x": regenerated.x, "gamma": regenerated.gamma, "beta": regenerated.beta}
+        for name in ARRAYS:
+            default = defaults.get(name)
+            if name in ("target", "dout_edited"):
+                default = None if _matters(name, session) else session[name]
+            if default is None or not np.array_equal(session[name], default):
+                params[name] = ",".join(repr(float(v)) for v in session[name].ravel())
+    if session.get("hidden"):
+        params["hide"] = ",".join(sorted(session["hidden"]))
+    return params
+
+
+def _matters(name: str, session: Any) -> bool:
+    """target and the hand-edited dout only matter for the upstream kind that uses them."""
+    return (name == "target" and session["upstream"] == "loss") or (
+        name == "dout_edited" and session["upstream"] == "edited"
+    )
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def load_link_once(page_names: list[str]) -> None:
+    """On a session's first run, take the view from the URL's query parameters."""
+    session = st.session_state
+    if session.get("link_loaded"):
+        return
+    session["link_loaded"] = True
+    given = {key: st.query_params.get_all(key) for key in st.query_params}
+    if not given:
+        return
+    # A key given twice is ambiguous: neither value is taken over the other.
+    repeated = [
+        f"{key} is given {len(values)} times ({', '.join(literal(v) for v in values[:3])}); "
+        "a link names each once, so none was used"
+        for key, values in given.items()
+        if len(values) > 1
+    ]
+    params = {key: values[0] for key, values in given.items() if len(values) == 1}
+    link = parse(params, page_names)
+    session["link_problems"] = repeated + link.problems + apply(link, session)
+
+
+def show_link_problems() -> None:
+    """Say which parts of the link were ignored, until the reader dismisses it."""
+    problems = st.session_state["link_problems"]
+    if not problems:
+        return
+    st.warning(
+        "Parts of this link were not usable, so their defaults are shown instead:\n\n"
+        + listed(problems),
+        icon=":material/link_off:",
+    )
+    st.button("Dismiss", on_click=lambda: st.session_state.update(link_problems=()))
+
+
+def write_link() -> None:
+    """Keep the URL's query string equal to the current view (written before the page runs)."""
+    st.query_params.from_dict(encode(st.session_state))
+
+
+def current_link() -> str:
+    """The full link to this view, for the copy-link control."""
+    base = (st.context.url or "http://localhost:8501").split("?")[0]
+    return f"{base}?{urlencode(encode(st.session_state))}"
