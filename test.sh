@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Create (or reuse) .venv, install the dev requirements, lint, and run every test.
+# Create (or reuse) .venv, install the dev requirements, lint (code and imports), and run every test.
 set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
 .venv/bin/python -m ruff check .
+# The import contracts (pyproject.toml, [tool.importlinter]): layers, no cycles, pure core.
+.venv/bin/lint-imports
 exec .venv/bin/python -m pytest "$@"

@@ -10,10 +10,18 @@ finite x whose normalization is defined (float16 in, float16 out); the staged `f
 representable.
 """
 
+from ln_core.agreement import agreement
 from ln_core.audit import AuditResult, audit
 from ln_core.backward import Grads, StagedGrads, backward
 from ln_core.batchnorm import BatchNormResult, BNComparison, batchnorm_via_transpose, compare_bn_ln
-from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian
+from ln_core.bugs import (
+    Bug,
+    BugCheck,
+    buggy_backward,
+    check_bug,
+    jacobian_from_backward,
+    numerical_jacobian,
+)
 from ln_core.closed_form import (
     ClosedForm,
     PathTerms,
@@ -27,10 +35,7 @@ from ln_core.gradcheck import (
     GradientCheck,
     band,
     default_h,
-    elementwise_rel_error,
     gradient_check,
-    rel_error,
-    tolerance,
 )
 from ln_core.jacobian import jacobian, jacobian_parts
 from ln_core.jacobian_facts import JacobianFacts, jacobian_facts
@@ -47,6 +52,7 @@ from ln_core.residual import (
 )
 from ln_core.rmsnorm import RMSCache, RMSGrads, rms_backward, rms_forward, rms_jacobian
 from ln_core.step_sweep import StepCurve, StepSweep, error_vs_step
+from ln_core.verdict import Judgement, elementwise_rel_error, judge, rel_error
 
 __all__ = [
     "NODE_INPUTS",
@@ -55,12 +61,14 @@ __all__ = [
     "BNComparison",
     "BatchNormResult",
     "Bug",
+    "BugCheck",
     "Cache",
     "ClosedForm",
     "FastResult",
     "GradientCheck",
     "Grads",
     "JacobianFacts",
+    "Judgement",
     "NodeCheck",
     "PathTerms",
     "RMSCache",
@@ -71,12 +79,14 @@ __all__ = [
     "StepCurve",
     "StepSweep",
     "Sublayer",
+    "agreement",
     "audit",
     "backward",
     "band",
     "batchnorm_via_transpose",
     "buggy_backward",
     "central_difference",
+    "check_bug",
     "check_node",
     "closed_form_backward",
     "compare_bn_ln",
@@ -91,6 +101,7 @@ __all__ = [
     "jacobian_facts",
     "jacobian_from_backward",
     "jacobian_parts",
+    "judge",
     "layernorm_closed_form",
     "layernorm_forward_backward",
     "make_sublayer",
@@ -103,5 +114,4 @@ __all__ = [
     "rms_backward",
     "rms_forward",
     "rms_jacobian",
-    "tolerance",
 ]

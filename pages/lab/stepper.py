@@ -8,15 +8,18 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
+from teaching.steps import N_STEPS
+from teaching.verdicts import resolving_inputs
 from ui.draw import step_view
 from ui.draw.result_panel import result_panel
 from ui.entry.errors import stops_on_error
-from ui.entry.picker import pick_vector
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
-from ui.lesson.steps import N_STEPS
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state, step_nav
+from ui.session.picker import pick_vector
 
 s = st.session_state
 
@@ -61,16 +64,22 @@ def stepper() -> None:
         )
         if len(cache.axis) == 2:
             index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-        if not revealed:
-            return
-        if current.backward:
-            step_view.gradient(current, cache, grads, index)
-            # In presenter mode the check folds away: one idea per screen, the node first.
-            step_view.numerical_check(current, inputs, index, folded=s["presenter"])
-        else:
-            step_view.node_value(current, cache, index)
-        if current.number == N_STEPS:
-            result_panel(inputs, index)
+        if revealed:
+            hint = resolving_inputs(cache, inputs.dout)
+            if current.backward:
+                step_view.gradient(current, cache, grads, index)
+                # In presenter mode the check folds away: one idea per screen, the node first.
+                checks = {node: compute.node_check(inputs, node) for node in current.checked}
+                step_view.numerical_check(
+                    current, checks, inputs.dtype, hint, index, folded=s["presenter"]
+                )
+            else:
+                step_view.node_value(current, cache, index)
+            if current.number == N_STEPS:
+                _, judgements = compute.closed_form(inputs)
+                result_panel(grads, judgements, inputs.dtype, hint, index)
+        with st.expander("Take this view to Jupyter", icon=":material/download:"):
+            notebook_downloads(View(inputs, s["preset"], share.current_link()))
 
 
 stepper()

@@ -5,7 +5,8 @@ join by the link the Class page shows, land on both processes, follow the instru
 three steps, vote, see the reveal, vote again; the instructor downloads the results. One process
 is restarted right after the first votes (nothing is lost; its browsers reconnect and find their
 votes) and the instructor reloads (the class stays). Every count is checked on the instructor's
-page, in the file and in the store; a student can neither reveal nor vote twice. Screenshots: the instructor's view at 1024x768, a student's at 390x844.
+page, in the file and in the store; a student can neither reveal nor vote twice. Screenshots:
+the instructor's view at 1024x768, a student's at 390x844.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, Vector
-from ui.lesson.steps import N_STEPS, step
+from teaching.steps import N_STEPS, step
 from ui.live.store import Asked
 from ui.server import compute
 from ui.session import state

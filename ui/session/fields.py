@@ -27,14 +27,21 @@ def number_field(
     st.text_input(
         label, help=help_text, **state.bound(key, on_change, parse=parse, show=format_number)
     )
+    problem = take_refusal(key)
+    if problem is not None:
+        typed, reason = problem
+        shown = format_number(st.session_state[key])
+        st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
+
+
+def take_refusal(key: str) -> tuple[str, str] | None:
+    """The typed text a bound field refused and why (see state.bound), or None; taken, so it
+    is said once: the field itself shows the value kept from then on."""
     s = st.session_state
     problem = s["field_problems"].get(key)
     if problem is not None:
-        # Said once: the field itself shows the value kept from then on.
         s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
-        typed, reason = problem
-        shown = format_number(s[key])
-        st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
+    return problem
 
 
 def whole_field(
