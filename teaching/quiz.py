@@ -32,10 +32,19 @@ class Fact:
 
     source: str
     value: float
+    # Significant digits shown: more where a claim rests on a small difference (just under 1).
+    digits: int = 4
 
     @property
     def text(self) -> str:
-        return f"{self.value:.4g}"
+        return f"{self.value:.{self.digits}g}"
+
+
+def digits_to_show(gap: float) -> int:
+    """Significant digits that keep a number `gap` away from a round one visibly apart from it."""
+    if gap == 0 or not np.isfinite(gap):
+        return 4
+    return int(min(17, max(4, np.ceil(-np.log10(abs(gap))) + 2)))
 
 
 @dataclass(frozen=True)
@@ -185,7 +194,8 @@ def _sve(v: Vector) -> Question:
 
 def _nearest_factor(before: float, after: float, factors: Mapping[str, float]) -> str:
     """The label of the factor closest to after / before (on a log scale)."""
-    ratio = abs(after) / max(abs(before), 1e-300)
+    # Equal numbers (0 and 0 included) did not change: a factor of 1.
+    ratio = 1.0 if after == before else abs(after) / max(abs(before), 1e-300)
     return min(factors, key=lambda k: abs(np.log(max(ratio, 1e-300) / factors[k])))
 
 
@@ -233,18 +243,34 @@ def _normalized_x(v: Vector) -> Question:
         if mean_square < 1
         else "above 1"
     )
+    ratio = float(v.cache.sample_var[0] / v.cache.sve[0])
+    shown = digits_to_show(1 - ratio)
+    facts = {
+        "var": Fact("sample_var[0]", float(v.cache.sample_var[0]), shown),
+        "sve": Fact("sve[0]", float(v.cache.sve[0]), shown),
+        "ratio": Fact("sample_var[0] / sve[0]", ratio, shown),
+        "eps": Fact("eps", v.cache.eps),
+        # Exactly 1 is claimed only up to rounding, so its last digits are not shown.
+        "ms": Fact(
+            "np.mean(normalized_x.astype(np.float64) ** 2)",
+            mean_square,
+            4 if answer == "exactly 1" else digits_to_show(1 - mean_square),
+        ),
+    }
+    if answer == "exactly 1":
+        why = "with eps = {eps} beside `sample_var`, that is 1 up to this dtype's rounding"
+    else:
+        why = "{side} 1 by {gap}, because eps = {eps} is added in the denominator only"
+        facts["gap"] = Fact("abs(1 - sample_var[0] / sve[0])", abs(1 - ratio))
     return _question(
         "Before you look: what is the mean of `normalized_x`² over the vector?",
         ("exactly 1", "below 1", "above 1"),
         answer,
         "`normalized_x` = `x_sm` / √(`sample_var` + eps), so the mean of its squares is "
-        "`sample_var` / (`sample_var` + eps) = {var} / {sve} = {ratio}: eps = {eps} in the "
-        "denominator keeps it under 1 unless eps = 0. Computed: {ms}.",
-        var=v.entry("sample_var"),
-        sve=v.entry("sve"),
-        ratio=Fact("sample_var[0] / sve[0]", float(v.cache.sample_var[0] / v.cache.sve[0])),
-        eps=Fact("eps", v.cache.eps),
-        ms=Fact("np.mean(normalized_x.astype(np.float64) ** 2)", mean_square),
+        "`sample_var` / (`sample_var` + eps) = {var} / {sve} = {ratio}: "
+        + why.replace("{side}", answer.split()[0])
+        + ". Computed from `normalized_x` itself: {ms}.",
+        **facts,
     )
 
 
@@ -313,19 +339,22 @@ def _dgx(v: Vector) -> Question:
 
 
 def _dnormalized_x(v: Vector) -> Question:
-    n, g, dg = v.entry("normalized_x"), v.entry("dgx"), v.entry("dgamma")
+    twice = v.rerun("gamma=2 * gamma", gamma=2 * v.cache.gamma)
+    dg, dg2 = v.entry("dgamma"), twice.entry("dgamma")
+    options = {"double": 2.0, "stay the same": 1.0, "halve": 0.5}
     return _question(
-        "Before you look: this vector's share of dgamma_0 is `normalized_x_0` × `dgx_0`, with "
-        "`normalized_x_0` = {n} and `dgx_0` = {g}. Is it positive, negative or zero?",
-        SIGNS,
-        _product_sign(n, g, dg),
-        "`gx_0` = gamma_0 × `normalized_x_0`, so ∂gx_0/∂gamma_0 = `normalized_x_0` and "
-        "dgamma_0 = {n} × {g} = {dg}: raising gamma_0 helps the loss where x̂ and the upstream "
-        "gradient agree in sign. With several vectors, dgamma adds one such product per vector. "
-        "The same line gives `dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
-        n=n,
-        g=g,
+        "Before you look: if every gamma doubled, what would dgamma do?",
+        tuple(options),
+        _nearest_factor(dg.value, dg2.value, options),
+        "`gx` = gamma ⊙ `normalized_x`, so ∂gx_0/∂gamma_0 = `normalized_x_0`, and dgamma_0 = "
+        "`normalized_x_0` × `dgx_0` = {n} × {g}, summed over the vectors. Neither factor "
+        "depends on gamma (`normalized_x` is computed before gamma enters, `dgx` = dout), so "
+        "dgamma_0 = {dg} stays {dg2}. What gamma does scale is the gradient passed on down: "
+        "`dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
+        n=v.entry("normalized_x"),
+        g=v.entry("dgx"),
         dg=dg,
+        dg2=dg2,
         gamma=v.entry("gamma"),
         dn=v.entry("dnormalized_x"),
     )

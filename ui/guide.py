@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from ui import state
-from ui.errors import shown_errors
+from ui.errors import literal, shown_errors
 from ui.exercises import exercise
 
 
@@ -119,14 +119,26 @@ def _check(url_path: str) -> None:
 
 
 def _exercise(url_path: str) -> None:
-    """The page's predict-then-check question; the answer is computed only when asked for."""
+    """The page's predict-then-check question: a prediction first, then the answer, computed
+    only when asked for."""
     question = exercise(url_path, int(st.session_state["seed"]))
     if question is None:
         return
     st.markdown(f"**Predict, then check.** {question.prompt}")
+    guess_key = f"guess_guide_{url_path or 'home'}"
     if url_path not in st.session_state["guide_checked"]:
-        st.button("Check my prediction", key="guide_check", on_click=_check, args=(url_path,))
+        st.radio("Your prediction", question.options, index=None, key=guess_key, horizontal=True)
+        st.button(
+            "Check my prediction",
+            key="guide_check",
+            on_click=_check,
+            args=(url_path,),
+            disabled=st.session_state.get(guess_key) is None,
+        )
         return
+    guess = st.session_state.get(guess_key)
+    if guess is not None:
+        st.markdown(f"Your prediction: {literal(guess)}")
     with shown_errors():
         st.info(question.answer(state.inputs()), icon=":material/lightbulb:")
 

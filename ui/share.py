@@ -20,6 +20,7 @@ import streamlit as st
 
 from ln_core.bugs import Bug
 from teaching.presets import PRESETS, make_example
+from teaching.quiz import PAGE_QUESTIONS
 from ui import state
 from ui.errors import listed, literal
 from ui.inputs import AFFINE, PER
@@ -29,6 +30,9 @@ from ui.steps import N_STEPS
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
 HIDEABLE = ("controls",)
+# Answers already shown: the stepper's steps and the pages' questions (revealed), and the
+# pages whose predict-then-check answer was asked for (guide_checked), by their URL path.
+REVEALABLE = tuple(str(n) for n in range(1, N_STEPS + 1)) + tuple(PAGE_QUESTIONS)
 
 
 def _whole(low: int, high: int) -> Callable[[str], int]:
@@ -79,6 +83,8 @@ class LinkState:
     values: dict[str, Any] = field(default_factory=dict)
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()
+    revealed: frozenset[int | str] = frozenset()
+    checked: frozenset[str] = frozenset()
     problems: list[str] = field(default_factory=list)
 
 
@@ -118,7 +124,27 @@ def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
             hidden.add(item)
         else:
             problems.append(f"hide={literal(item)} names no page or control")
-    return LinkState(values, arrays, frozenset(hidden), problems)
+    revealed = _names(params.get("rev", ""), REVEALABLE, "rev", "step or question", problems)
+    checked = _names(params.get("checked", ""), ("home", *page_names), "checked", "page", problems)
+    return LinkState(
+        values,
+        arrays,
+        frozenset(hidden),
+        frozenset(int(n) if n.isdigit() else n for n in revealed),
+        frozenset("" if n == "home" else n for n in checked),
+        problems,
+    )
+
+
+def _names(text: str, known: Any, key: str, kind: str, problems: list[str]) -> list[str]:
+    """The comma-separated names in `text` that are `known`; the others become problems."""
+    found = []
+    for item in filter(None, text.split(",")):
+        if item in known:
+            found.append(item)
+        else:
+            problems.append(f"{key}={literal(item)} names no {kind}")
+    return found
 
 
 def apply(link: LinkState, session: Any) -> list[str]:
@@ -153,6 +179,9 @@ def apply(link: LinkState, session: Any) -> list[str]:
             continue
         session[name] = flat.reshape(expected[name])
     session["hidden"] = link.hidden
+    # After regenerate(), which forgets the answers shown for the numbers it replaces.
+    session["revealed"] = link.revealed
+    session["guide_checked"] = link.checked
     state.bump_editors()
     return problems
 
@@ -171,6 +200,10 @@ def encode(session: Any) -> dict[str, str]:
                 params[name] = ",".join(repr(float(v)) for v in session[name].ravel())
     if session.get("hidden"):
         params["hide"] = ",".join(sorted(session["hidden"]))
+    if session.get("revealed"):
+        params["rev"] = ",".join(sorted(str(n) for n in session["revealed"]))
+    if session.get("guide_checked"):
+        params["checked"] = ",".join(sorted(n or "home" for n in session["guide_checked"]))
     return params
 
 

@@ -72,9 +72,13 @@ def graph(current: Step, cache: ln_core.Cache) -> None:
     draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
 
 
-def lines(current: Step, cache: ln_core.Cache) -> None:
+def lines(current: Step, cache: ln_core.Cache, answered: bool = True) -> None:
     """The node's forward line (and on the way back the local derivative), named in words,
-    and what the line skips when the layer has no gamma or no beta."""
+    and what the line skips when the layer has no gamma or no beta.
+
+    Before a quiz question is `answered`, only the forward line shows: the notes and the local
+    derivative would give its answer away (step 8's "just under 1", step 17's "· 1").
+    """
     node = current.node
     st.caption(f"`{node}`: {meaning(node)}.")
     left, right = st.columns(2, gap="large")
@@ -83,9 +87,9 @@ def lines(current: Step, cache: ln_core.Cache) -> None:
         st.latex(FORWARD[node])
         if cache.skipped_in(node):
             st.info(f"This layer has no {' and '.join(cache.skipped_in(node))}: {cache.line(node)}")
-        if node in FORWARD_NOTE:
+        if node in FORWARD_NOTE and answered:
             st.caption(FORWARD_NOTE[node])
-    if current.backward:
+    if current.backward and answered:
         with right:
             st.markdown("**Local derivative used**")
             st.latex(BACKWARD[node])

@@ -48,7 +48,8 @@ def stepper() -> None:
         )
         affine_control.draw()
         index = pick_vector(inputs.x.shape, rows=False)
-        step_view.lines(current, cache)
+        answered = not s["quiz"] or current.number in s["revealed"]
+        step_view.lines(current, cache, answered)
 
         # Questions are about one vector of the full layer (they ask about gamma and beta):
         # the token on screen, or the first row.
