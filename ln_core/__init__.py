@@ -11,6 +11,7 @@ from ln_core.backward import Grads, StagedGrads, backward
 from ln_core.batchnorm import BatchNormResult, BNComparison, batchnorm_via_transpose, compare_bn_ln
 from ln_core.bugs import Bug, buggy_backward, jacobian_from_backward, numerical_jacobian
 from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
+from ln_core.dx_sum import DxSum, dx_sum
 from ln_core.fast import FastResult, layernorm_forward_backward
 from ln_core.forward import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
 from ln_core.gradcheck import (
@@ -46,6 +47,7 @@ __all__ = [
     "BatchNormResult",
     "Bug",
     "Cache",
+    "DxSum",
     "FastResult",
     "GradientCheck",
     "Grads",
@@ -71,6 +73,7 @@ __all__ = [
     "compare_bn_ln",
     "default_h",
     "dx_path_terms",
+    "dx_sum",
     "elementwise_rel_error",
     "error_vs_step",
     "forward",

@@ -186,3 +186,10 @@ def closed_form(inputs: Inputs) -> tuple[ln_core.Grads, dict[str, float]]:
     cache, grads = forward_backward(inputs)
     closed = ln_core.closed_form_backward(inputs.dout, cache)
     return closed, compare(grads, closed)
+
+
+@cached(32, 4)
+def dx_sum(inputs: Inputs) -> ln_core.DxSum:
+    """Σ dx over each vector of the inputs, and its size next to dx."""
+    cache, grads = forward_backward(inputs)
+    return ln_core.dx_sum(grads, cache)

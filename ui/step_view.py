@@ -14,13 +14,13 @@ import ln_core
 from ln_core.forward import NODE_NAMES
 from ln_core.gradcheck import tolerance
 from teaching.glossary import meaning
-from teaching.verdicts import numerical_agreement
+from teaching.verdicts import numerical_agreement, rounding_agreement
 from ui import compute, state
 from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.graph import draw
 from ui.inputs import Inputs
 from ui.steps import N_STEPS, Step, step
-from ui.tables import contributions_frame, vectors_frame
+from ui.tables import contributions_frame, numbers_table, vectors_frame
 from ui.verdict_metric import verdict_metric
 
 
@@ -100,7 +100,7 @@ def lines(current: Step, cache: ln_core.Cache, answered: bool = True) -> None:
 def table(array: np.ndarray, caption: str) -> None:
     """An array as one row per vector, under a caption naming it."""
     st.caption(caption)
-    st.dataframe(vectors_frame(array), width="stretch")
+    numbers_table(vectors_frame(array))
 
 
 def node_value(current: Step, cache: ln_core.Cache, index: tuple[int, ...]) -> None:
@@ -118,7 +118,7 @@ def gradient(
     if node in MERGES:
         st.caption("Both contributions and their sum, vector by vector")
         parts = [(label, getattr(grads, field)[index]) for label, field in MERGES[node]]
-        st.dataframe(contributions_frame(parts), width="stretch")
+        numbers_table(contributions_frame(parts))
     value = grads.of(node)
     table(value[index], f"d{node}: shape {value.shape}")
     if node == "normalized_x" and grads.dgamma is not None:
@@ -172,3 +172,35 @@ def numerical_check(current: Step, inputs: Inputs, index: tuple[int, ...], folde
         )
         for checked in (node, "x") if node == "sample_mean" else (node,):
             _check(inputs, checked, index)
+
+
+def why_dx_sums_to_zero(inputs: Inputs, index: tuple[int, ...]) -> None:
+    """The last step: Σ dx for the vectors on screen, why it is 0, and where the Jacobian
+    page shows the same fact as J · 1 = 0."""
+    result = compute.dx_sum(inputs)
+    st.markdown("**Why the entries of dx add up to 0**")
+    st.markdown(
+        "x reaches the loss through `x_sm` and through `sample_mean`. The `sample_mean` path "
+        "hands every entry −(1/D) Σ `dx_sm`, which cancels the `x_sm` path's sum exactly. In "
+        "words: moving every x_j by the same amount moves the mean by that amount and changes "
+        "nothing after it, so the loss cannot change and the gradient has no component along "
+        "(1, 1, …, 1)."
+    )
+    sums = vectors_frame(result.sums[index])
+    sums.columns = ["Σ dx"]
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        numbers_table(sums)
+    verdict = rounding_agreement(
+        "Σ dx over each vector, divided by Σ |dx| (the entries it adds)",
+        result.relative,
+        inputs.dtype,
+    )
+    verdict_metric("largest |Σ dx| / Σ |dx|", f"{result.relative:.1e}", verdict, right)
+    if "jacobian" not in st.session_state["hidden"]:
+        st.page_link(
+            "pages/lab/jacobian.py",
+            label="The same fact on the Jacobian page: J · 1 = 0 (a shift of x moves no output), "
+            "so Σ dx = doutᵀ J 1 = 0",
+            icon=":material/grid_on:",
+        )

@@ -69,6 +69,7 @@ def stepper() -> None:
         else:
             step_view.node_value(current, cache, index)
         if current.number == N_STEPS:
+            step_view.why_dx_sums_to_zero(inputs, index)
             result_panel(inputs, index)
 
 
