@@ -189,7 +189,8 @@ def test_stepper_last_step_also_highlights_x(lab):
 
 
 def _frame_formats(frame) -> dict:
-    return {name: c["type_config"].get("format") for name, c in json.loads(frame.proto.columns).items()}
+    columns = json.loads(frame.proto.columns)
+    return {name: column["type_config"].get("format") for name, column in columns.items()}
 
 
 def test_the_last_step_shows_why_dx_adds_up_to_zero_with_the_quiz_off(lab):
