@@ -151,6 +151,14 @@ def following(current: str, shown: Sequence[StreamlitPage]) -> StreamlitPage | N
     return next((by_path[path] for path in later if path in by_path), None)
 
 
+def preceding(current: str, shown: Sequence[StreamlitPage]) -> StreamlitPage | None:
+    """The page before `current` on the path among those shown, or None before the first."""
+    by_path = {page.url_path: page for page in shown}
+    order = [stop.url_path for stop in PATH]
+    earlier = order[: order.index(current)] if current in order else []
+    return next((by_path[path] for path in reversed(earlier) if path in by_path), None)
+
+
 def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
     """What to try on `page`, its exercise, and a link to the next of the `shown` pages."""
     stop = STOPS.get(page.url_path)
@@ -161,12 +169,19 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
         st.subheader("What to try")
         st.markdown("\n".join(f"- {line}" for line in stop.tries))
         _exercise(page.url_path)
+        # Keyed, so the stepper's keys (a clicker) lead on past its last step or back before
+        # its first.
+        before = preceding(page.url_path, shown)
+        if before is not None:
+            with st.container(key="guide_back"):
+                st.page_link(before, label=f"Back: {before.title}", icon=":material/arrow_back:")
         after = following(page.url_path, shown)
-        if after is None:
-            st.page_link(shown[0], label="Back to the start: Overview", icon=":material/home:")
-        else:
-            st.page_link(
-                after,
-                label=f"Next: {after.title} · {STOPS[after.url_path].teaches}",
-                icon=":material/arrow_forward:",
-            )
+        with st.container(key="guide_next"):
+            if after is None:
+                st.page_link(shown[0], label="Back to the start: Overview", icon=":material/home:")
+            else:
+                st.page_link(
+                    after,
+                    label=f"Next: {after.title} · {STOPS[after.url_path].teaches}",
+                    icon=":material/arrow_forward:",
+                )

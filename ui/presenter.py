@@ -12,17 +12,27 @@ from ui import state
 _PRESENTER_RULES = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p,
-[data-testid="stCaptionContainer"] { color: #000 !important; }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {
+  color: #000 !important; opacity: 1 !important; }
+button[kind^="primary"]:not(:disabled) [data-testid="stMarkdownContainer"] p {
+  color: #fff !important; }
 h1 { font-size: 2.4rem !important; }
 h3 { font-size: 1.7rem !important; }
 .katex-display > .katex { font-size: 1em; }
-[data-testid="stDataFrame"] { font-size: 1.1rem; }
+[data-testid="stDataFrame"] { font-size: 1rem; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
 .st-key-stepper_nav { border-bottom: 2px solid #000; padding-bottom: 0.4rem; }
-[data-testid="stMainBlockContainer"] { padding: 3.6rem 1.2rem 3rem; }
+[data-testid="stMainBlockContainer"] { padding: 3rem 1.2rem 3rem; }
+.st-key-stepper_nav { top: 3.75rem; }
+.st-key-graph_focused svg { max-width: 100%; height: auto; }
+.st-key-presenter_step [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
+.st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  min-width: 0; flex: 66 1 0 !important; }
+.st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {
+  flex: 34 1 0 !important; }
+[data-testid="stMain"] h3 { padding-top: 0.2rem; }
 .st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
   width: auto; }
-.st-key-stepper_keys { position: absolute; width: 0; height: 0; overflow: hidden; }
 """
 # The sidebar leaves the screen to the content; the Controls popover brings it back.
 _HIDE_SIDEBAR = """
@@ -34,8 +44,9 @@ _HIDE_SIDEBAR = """
 # wraps the row in a box exactly its height, which leaves it no room to stick: the wrapper is
 # dissolved so the row sticks within the page.
 _STICKY_NAV = """
+.st-key-stepper_keys { position: absolute; width: 0; height: 0; overflow: hidden; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-stepper_nav) { display: contents; }
-.st-key-stepper_nav { position: sticky; top: 3.2rem; z-index: 990; background: #fff; }
+.st-key-stepper_nav { position: sticky; top: 3.75rem; z-index: 990; background: #fff; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
 # formulas wrap under each other before they get too narrow, and a link's or a metric's label
@@ -69,32 +80,48 @@ _NAV_ROW = """
 """
 
 # ArrowRight / PageDown press Next and ArrowLeft / PageUp press Prev, as a presenter's clicker
-# sends them; keys typed into a field or moving the slider are left alone. The listener lives
-# on the app's document (this iframe is same-origin); one rerun's listener replaces the last,
-# and it does nothing once presenter mode (which draws .st-key-stepper_keys) is off.
+# sends them; on the last step Next leads on to the next page of the lesson (the guide's link),
+# on the first Prev back to the page before. Keys typed into a field or moving the slider are
+# left alone. The listener lives on the app's document (this iframe is same-origin); one
+# rerun's listener replaces the last, and it does nothing once the stepper (which draws
+# .st-key-stepper_keys) is not on screen.
 _KEYS_SCRIPT = """<script>
 const doc = window.parent.document;
 const keys = {ArrowRight: "Next", PageDown: "Next", ArrowLeft: "Prev", PageUp: "Prev"};
 function onKey(event) {
   const label = keys[event.key];
   const target = event.target;
-  if (!label || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!label || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
   if (!doc.querySelector(".st-key-stepper_keys")) return;
   if (target.closest && target.closest('input, textarea, select, [role="slider"], '
-      + '[contenteditable="true"], [role="listbox"], [role="combobox"]')) return;
+      + '[contenteditable="true"], [role="listbox"], [role="combobox"], [role="radiogroup"], '
+      + '[role="switch"], [data-testid="stDataFrame"]')) return;
   const button = [...doc.querySelectorAll('.st-key-stepper_nav button')]
     .find(b => b.innerText.trim().endsWith(label));
   if (!button) return;
   event.preventDefault();
-  if (!button.disabled) button.click();
+  if (!button.disabled) { button.click(); return; }
+  const away = doc.querySelector(label === "Next" ? ".st-key-guide_next a" : ".st-key-guide_back a");
+  if (away) away.click();
 }
 if (window.parent.__lnlabKeys) doc.removeEventListener("keydown", window.parent.__lnlabKeys);
 window.parent.__lnlabKeys = onKey;
 doc.addEventListener("keydown", onKey);
 </script>"""
-KEYS_NOTE = "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev."
+KEYS_NOTE = (
+    "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev; past the last step, "
+    "the next page."
+)
 
-_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}"
+# Always on: text a student must read is dark enough (WCAG AA, 4.5:1). Streamlit draws captions
+# and help text at 60 % of the text colour (3.9:1 on white).
+_CONTRAST = """
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] *,
+[data-testid="stWidgetLabel"] small, [data-testid="stTooltipHoverTarget"] ~ *,
+[data-testid="stSidebar"] [data-testid="stMarkdownContainer"] p { color: #55575e; opacity: 1; }
+"""
+
+_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}"
 
 
 def apply_style() -> None:
@@ -115,8 +142,6 @@ def apply_style() -> None:
 
 
 def keyboard() -> None:
-    """In presenter mode, step with the keyboard: the listener, and a note saying how."""
-    if st.session_state["presenter"]:
-        with st.container(key="stepper_keys"):
-            components.html(_KEYS_SCRIPT, height=0)
-        st.caption(KEYS_NOTE)
+    """Step with the keyboard (in every mode); KEYS_NOTE says how, where the page has room."""
+    with st.container(key="stepper_keys"):
+        components.html(_KEYS_SCRIPT, height=0)

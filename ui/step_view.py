@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import ln_core
 from ln_core.forward import NODE_NAMES
@@ -57,7 +58,14 @@ def navigation() -> Step:
         icon=":material/arrow_forward:",
         type="primary",
     )
-    nav[2].slider("Step", 1, N_STEPS, **state.bound("step", widget="slider"))
+    # On a projector the slider's label gives way to the step (its number shows on the knob).
+    nav[2].slider(
+        "Step",
+        1,
+        N_STEPS,
+        label_visibility="collapsed" if s["presenter"] else "visible",
+        **state.bound("step", widget="slider"),
+    )
     nav[3].selectbox(
         "Jump to",
         list(range(1, N_STEPS + 1)),
@@ -67,23 +75,31 @@ def navigation() -> Step:
     return current
 
 
-def graph(current: Step, cache: ln_core.Cache) -> None:
-    """The ten-node graph coloured by what this step has computed, and its legend."""
-    draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
+def graph(current: Step, cache: ln_core.Cache, focused: bool = False) -> None:
+    """The ten-node graph coloured by what this step has computed, and its legend; `focused`:
+    only the current node with its inputs and consumers (beside the step on a projector)."""
+    draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES}, focused)
 
 
-def lines(current: Step, cache: ln_core.Cache, answered: bool = True) -> None:
+def lines(
+    current: Step,
+    cache: ln_core.Cache,
+    answered: bool = True,
+    where: tuple[DeltaGenerator, DeltaGenerator] | None = None,
+) -> None:
     """The node's forward line (and on the way back the local derivative), named in words,
     and what the line skips when the layer has no gamma or no beta.
 
     Before a quiz question is `answered`, only the forward line shows: the notes and the local
     derivative would give its answer away (step 8's "just under 1", step 17's "· 1").
+    `where`: the forward line's and the local derivative's places (default: two columns).
     """
     node = current.node
     st.caption(f"`{node}`: {meaning(node)}.")
-    left, right = st.columns(2, gap="large")
+    left, right = where or st.columns(2, gap="large")
     with left:
-        st.markdown("**Forward line**")
+        if where is None or current.backward:  # alone on a projector, the line needs no title
+            st.markdown("**Forward line**")
         st.latex(FORWARD[node])
         if cache.skipped_in(node):
             st.info(f"This layer has no {' and '.join(cache.skipped_in(node))}: {cache.line(node)}")

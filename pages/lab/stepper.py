@@ -18,12 +18,9 @@ from ui.steps import N_STEPS
 
 s = st.session_state
 
-st.caption(
-    "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on the "
-    "way back, with the local derivative it uses and a numerical check of every gradient."
-)
-glossary_expander((*NODE_NAMES, "x", "gamma", "beta", "eps", "dout"))
 caps.enforce("stepper")
+# On a projector the step itself opens the screen; the introduction waits below it.
+introduction = st.container() if not s["presenter"] else None
 
 
 @st.fragment
@@ -37,40 +34,62 @@ def stepper() -> None:
         layer = state.inputs()
         inputs = affine_control.applied(layer)
         cache, grads = compute.forward_backward(inputs)
-        # The graph comes straight after the navigation: on a 1024 x 768 projector it is what
-        # the room sees first; the switches below it change what it shows.
-        step_view.graph(current, cache)
-        st.toggle(
-            "Predict before reveal",
-            help="Each step first asks a question you can reason out from the steps before it; "
-            "its numbers appear after your guess.",
-            **state.bound("quiz"),
-        )
-        affine_control.draw()
-        index = pick_vector(inputs.x.shape, rows=False)
-        answered = not s["quiz"] or current.number in s["revealed"]
-        step_view.lines(current, cache, answered)
-
-        # Questions are about one vector of the full layer (they ask about gamma and beta):
-        # the token on screen, or the first row.
-        asked = index or (0,) * (inputs.x.ndim - 1)
-        revealed = not s["quiz"] or predict(
-            STEP_QUESTIONS[current.number](Vector(*compute.forward_backward(layer.vector(asked)))),
-            current.number,
-        )
-        if len(cache.axis) == 2:
-            index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-        if not revealed:
-            return
-        if current.backward:
-            step_view.gradient(current, cache, grads, index)
-            # In presenter mode the check folds away: one idea per screen, the node first.
-            step_view.numerical_check(current, inputs, index, folded=s["presenter"])
+        # On a 1024 x 768 projector one screen holds the step: the current node's part of the
+        # graph beside its line and its value, the switches below. Elsewhere the whole graph
+        # comes straight after the navigation, then the switches, then the step.
+        if s["presenter"]:
+            graph_area, step_area = st.container(key="presenter_step").columns(
+                [2, 3], gap="medium"
+            )
+            settings, after = st.container(), st.container()
         else:
-            step_view.node_value(current, cache, index)
-        if current.number == N_STEPS:
-            step_view.why_dx_sums_to_zero(inputs, index)
-            result_panel(inputs, index)
-
+            graph_area, settings = st.container(), st.container()
+            step_area = after = st.container()
+        with graph_area:
+            step_view.graph(current, cache, focused=s["presenter"])
+        with settings:
+            st.caption(presenter.KEYS_NOTE)
+            st.toggle(
+                "Predict before reveal",
+                help="Each step first asks a question you can reason out from the steps before "
+                "it; its numbers appear after your guess.",
+                **state.bound("quiz"),
+            )
+            affine_control.draw()
+            index = pick_vector(inputs.x.shape, rows=False)
+        with step_area:
+            answered = not s["quiz"] or current.number in s["revealed"]
+            # On a projector the line, the local derivative and the value stand beside the graph.
+            step_view.lines(
+                current, cache, answered, (step_area, step_area) if s["presenter"] else None
+            )
+            # Questions are about one vector of the full layer (they ask about gamma and
+            # beta): the token on screen, or the first row.
+            asked = index or (0,) * (inputs.x.ndim - 1)
+            question = STEP_QUESTIONS[current.number]
+            revealed = not s["quiz"] or predict(
+                question(Vector(*compute.forward_backward(layer.vector(asked)))), current.number
+            )
+            if len(cache.axis) == 2:
+                index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
+            if not revealed:
+                return
+            if current.backward:
+                step_view.gradient(current, cache, grads, index)
+            else:
+                step_view.node_value(current, cache, index)
+        with after:
+            if current.backward:
+                # In presenter mode the check folds away: one idea per screen, the node first.
+                step_view.numerical_check(current, inputs, index, folded=s["presenter"])
+            if current.number == N_STEPS:
+                step_view.why_dx_sums_to_zero(inputs, index)
+                result_panel(inputs, index)
 
 stepper()
+with introduction or st.container():
+    st.caption(
+        "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on the "
+        "way back, with the local derivative it uses and a numerical check of every gradient."
+    )
+    glossary_expander((*NODE_NAMES, "x", "gamma", "beta", "eps", "dout"))

@@ -124,3 +124,16 @@ def _shapes(lab) -> dict[str, tuple[int, ...]]:
         else (rows, d)
         for name in NODE_NAMES
     }
+
+
+@pytest.mark.parametrize("number", [5, 15])
+def test_every_status_has_its_own_outline_not_only_its_colour(number):
+    current = step(number)
+    lines = _statements(graph.graph_dot(current, SHAPES))
+    outlines = {}
+    for name in NODE_NAMES:
+        if name != current.node:
+            outlines.setdefault(current.status(name), set()).add(graph.OUTLINE[current.status(name)])
+            assert graph.OUTLINE[current.status(name)] in lines[name], lines[name]
+    assert len({next(iter(o)) for o in outlines.values()}) == len(outlines)  # one per status
+    assert "▶" in lines[current.node]
