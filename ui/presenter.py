@@ -101,7 +101,7 @@ function onKey(event) {
   if (!button) return;
   event.preventDefault();
   if (!button.disabled) { button.click(); return; }
-  const away = doc.querySelector(label === "Next" ? ".st-key-guide_next a" : ".st-key-guide_back a");
+  const away = doc.querySelector(`.st-key-guide_${label === "Next" ? "next" : "back"} a`);
   if (away) away.click();
 }
 if (window.parent.__lnlabKeys) doc.removeEventListener("keydown", window.parent.__lnlabKeys);
