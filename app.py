@@ -2,15 +2,16 @@
 
 import streamlit as st
 
-import ui.server_memory  # first: the allocator settings that let the server give memory back
-import ui.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
-from ui import guide, presenter, reconnect, share, sidebar, state
+import ui.server.server_memory  # first: the allocator settings that let the server give memory back
+import ui.server.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
+from ui.lesson import guide
+from ui.session import presenter, reconnect, share, sidebar, state
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
 
 # Page scripts sit one folder below pages/: Streamlit runs top-level pages/*.py on their own
 # (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,
-# which a fresh server is in until one run has reached st.navigation (ui/launch.py).
+# which a fresh server is in until one run has reached st.navigation (ui/server/launch.py).
 PAGES = [
     st.Page("pages/lab/home.py", title="Overview", icon=":material/home:", default=True),
     st.Page("pages/lab/inputs.py", title="Inputs", icon=":material/edit:"),

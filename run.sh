@@ -8,4 +8,4 @@ python3 -m venv .venv
 if [[ "${1:-}" == "--replicas" ]]; then
   exec .venv/bin/python -m deploy.replicas "${@:2}"
 fi
-exec .venv/bin/python -m ui.launch "$@"
+exec .venv/bin/python -m ui.server.launch "$@"

@@ -4,8 +4,8 @@
     python -m bench.bench_load --scenario interactions --sessions 100
     python -m bench.bench_load --replicas 2 --sessions 100,160      # behind HAProxy
 
-Each phase starts fresh servers (`python -m ui.launch` as `./run.sh` does, or N of them behind
-HAProxy with --replicas), then every session sends its first request at the same moment, on a
+Each phase starts fresh servers (`python -m ui.server.launch` as `./run.sh` does, or N of them
+behind HAProxy with --replicas), then every session sends its first request at the same moment, on a
 page of its own (a class opening the link together: "cold burst, slowest first page"). Then
 each session acts once every --interval s for --seconds, the sessions spread evenly over one
 interval: `pages` re-runs a random page; `interactions` cycles through the Stepper's Next button,

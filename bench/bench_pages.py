@@ -1,7 +1,7 @@
 """(4) Every page's server-side run time (AppTest) in every mode at its largest allowed input,
 uncached (what a student waits for after changing an input) and cached (a rerun that changes
 nothing), its default inputs for comparison, and the time to first paint of each page in
-Chromium. The pages come from app.py, the sizes from ui/caps.py and the sidebar's limits."""
+Chromium. The pages come from app.py, the sizes from ui/server/caps.py and the sidebar's limits."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from streamlit.testing.v1 import AppTest
 from bench.lab_pages import lab_pages
 from bench.results import ms, table, write_result, yes_no
 from ln_core.bugs import Bug
-from ui.caps import CAPS
-from ui.limits import SIDEBAR
-from ui.steps import N_STEPS
+from ui.entry.limits import SIDEBAR
+from ui.lesson.steps import N_STEPS
+from ui.server.caps import CAPS
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 3
@@ -87,7 +87,7 @@ def modes(page: str) -> dict[str, Action]:
 def _app(script: str, controls: dict[str, int | str] | None, mode: Action) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
     for key, value in (controls or {}).items():
-        # Sidebar widgets are views of their state keys (ui.state.bound): w_<key>_.
+        # Sidebar widgets are views of their state keys (ui.session.state.bound): w_<key>_.
         if key == "shape_kind":
             at.radio(key=f"w_{key}_").set_value(value).run()
         else:
@@ -123,7 +123,7 @@ def first_paint(pages: list[str]) -> dict[str, list[float]]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "ui.launch", "--server.port", str(port)],
+        [sys.executable, "-m", "ui.server.launch", "--server.port", str(port)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -205,8 +205,8 @@ def main() -> None:
             "read from `app.py`. *Uncached* clears `st.cache_data` and `st.cache_resource` "
             "first, as after a change of input; *cached* is a rerun that changes nothing. "
             "Every mode (the page's own switches, and float32) runs at the largest input the "
-            "page admits: its cap in `ui/caps.py`, or the sidebar's largest shape for a page "
-            f"without one. Target: under 1 s uncached in every mode; slowest here "
+            "page admits: its cap in `ui/server/caps.py`, or the sidebar's largest shape for a "
+            f"page without one. Target: under 1 s uncached in every mode; slowest here "
             f"{ms(slowest * 1e3)} ms. First paint: Chromium, fresh session, from navigation to "
             "the end of the page's first run at default inputs (median of 3)."
         ),

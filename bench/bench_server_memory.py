@@ -5,14 +5,14 @@
 
 Starts a fresh `streamlit run app.py` (bench/local_server.py), visits the Overview once, then
 sends visitors in waves over Streamlit's websocket protocol (bench/ws_client.py). Visitor k opens
-page k mod 9 from a link of its own: that page's largest input (its cap in ui/caps.py; the
+page k mod 9 from a link of its own: that page's largest input (its cap in ui/server/caps.py; the
 sidebar's largest shape, 8 x 16 x 1024, on the Overview) and seed 1000 + k, so no two visitors
 share a cached result. The server's resident memory (RSS) is read after every wave; the
 figures are the idle RSS, the peak, and the RSS once every visitor has left.
 
-The ceiling is CEILING_MB (ui/server_memory.py): the idle server, the cache budget
-(ui/compute.py), the shared figures, and the sessions a class keeps open. The exit status is 1
-if the peak passes it. Results go to bench/results/server_memory.json (BENCHMARKS.md).
+The ceiling is CEILING_MB (ui/server/server_memory.py): the idle server, the cache budget
+(ui/server/compute.py), the shared figures, and the sessions a class keeps open. The exit status
+is 1 if the peak passes it. Results go to bench/results/server_memory.json (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from bench.lab_pages import lab_pages
 from bench.local_server import LocalServer
 from bench.results import table, write_result
 from bench.ws_client import ProtocolError, Session
-from ui.server_memory import CEILING_MB
+from ui.server.server_memory import CEILING_MB
 
 LINK_KEYS = {"shape_kind": "shape", "n": "n", "d": "d", "b": "b", "l": "l"}
 

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class AppPage:
-    """script: path from the repository root; name: its stem, as used in ui/caps.py and links;
-    url_path: the page's address ("" for the default page), as the navigation names it."""
+    """script: path from the repository root; name: its stem, as used in ui/server/caps.py and
+    links; url_path: the page's address ("" for the default page), as the navigation names it."""
 
     script: str
     name: str

@@ -2,7 +2,7 @@
 
     with LocalServer() as server:            # plain `streamlit run app.py`
         server.port, server.pid, server.rss_mb(), server.log()
-    with LocalServer(launcher=True):         # `python -m ui.launch`, what ./run.sh starts
+    with LocalServer(launcher=True):         # `python -m ui.server.launch`, what ./run.sh starts
 
 The server runs in its own process group, so stopping it ends it and anything it started, by
 id. Used by the benchmarks and by tests/server.
@@ -46,7 +46,9 @@ class LocalServer:
         return self.proc.pid
 
     def command(self) -> list[str]:
-        target = ["-m", "ui.launch"] if self.launcher else ["-m", "streamlit", "run", "app.py"]
+        target = (
+            ["-m", "ui.server.launch"] if self.launcher else ["-m", "streamlit", "run", "app.py"]
+        )
         return [
             sys.executable, *target,
             f"--server.port={self.port}",

@@ -117,7 +117,7 @@ class Session:
     port: int
     timeout: float = 30.0
     # False where the "Page not found" notice is known and harmless (a fresh server started by
-    # plain `streamlit run`, see ui/launch.py): the run still has to show the page asked for.
+    # plain `streamlit run`, see ui/server/launch.py): the run still has to show the page asked for.
     page_not_found_is_error: bool = True
     ws: Any = None
     pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash

@@ -109,7 +109,7 @@ class Replicas:
 
     def _start_app(self, index: int) -> subprocess.Popen:
         command = [
-            sys.executable, "-m", "ui.launch",
+            sys.executable, "-m", "ui.server.launch",
             f"--server.port={self.app_ports[index]}",
             "--server.address=127.0.0.1",
         ]  # fmt: skip

@@ -2,8 +2,11 @@
 
 import streamlit as st
 
-from ui import audit_view, caps, compute, state
-from ui.errors import shown_errors, stops_on_error
+from ln_core.audit import AuditResult
+from ui.draw import audit_view
+from ui.entry.errors import shown_errors, stops_on_error
+from ui.server import caps, compute
+from ui.session import state
 
 st.title("Derivation audit")
 st.markdown(
@@ -16,10 +19,27 @@ st.markdown(
 )
 caps.enforce("audit")
 
+
+@st.fragment
+def one_document(results: list[AuditResult]) -> None:
+    """One document's formulas. Drawing all five documents' entries on every rerun cost more
+    than the audit itself; choosing another document reruns only this part."""
+    labels = audit_view.document_labels(results)
+    key = st.selectbox(
+        "Read one document's formulas",
+        list(labels),
+        format_func=labels.get,
+        **state.bound("audit_document"),
+    )
+    audit_view.document_entries(results, key)
+
+
 with stops_on_error():
     inputs = state.inputs()
     # The lab's own LayerNorm may be undefined here (a zero variance at eps = 0): say so, and
     # still show what each document's model makes of the inputs.
     with shown_errors():
         state.check()
-    audit_view.draw(compute.audit(inputs))
+    results = compute.audit(inputs)
+    audit_view.summary(results)
+    one_document(results)

@@ -4,10 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from teaching.verdicts import rounding_agreement
-from ui import caps, compute, share, state
-from ui.errors import stops_on_error
-from ui.figures import heatmap, overlaid_histograms
-from ui.verdict_metric import verdict_metric
+from ui.draw.figures import heatmap, overlaid_histograms
+from ui.draw.verdict_metric import verdict_metric
+from ui.entry.errors import stops_on_error
+from ui.server import caps, compute
+from ui.session import share, state
 
 s = st.session_state
 NORMS = {

@@ -4,10 +4,11 @@ from functools import partial
 
 import streamlit as st
 
-from ui import caps, compute, share, state
-from ui.bundle import numpy_snippet, to_json, to_npz
-from ui.errors import stops_on_error
-from ui.report import html_report
+from ui.entry.errors import stops_on_error
+from ui.export.bundle import numpy_snippet, to_json, to_npz
+from ui.export.report import html_report
+from ui.server import caps, compute
+from ui.session import share, state
 
 st.title("Export and share")
 

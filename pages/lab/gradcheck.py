@@ -7,13 +7,14 @@ import streamlit as st
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TOLERANCES
 from teaching.verdicts import caught, gradient_verdict
-from ui import affine_control, caps, compute, share, state
-from ui.errors import stops_on_error
-from ui.figures import error_vs_step
-from ui.matrix_view import draw_matrix
-from ui.picker import pick_vector
-from ui.tables import CHECK_COLUMNS, check_frame
-from ui.verdict_metric import verdict_metric
+from ui.draw.figures import error_vs_step
+from ui.draw.matrix_view import draw_matrix
+from ui.draw.tables import CHECK_COLUMNS, check_frame
+from ui.draw.verdict_metric import verdict_metric
+from ui.entry.errors import stops_on_error
+from ui.entry.picker import pick_vector
+from ui.server import caps, compute
+from ui.session import affine_control, share, state
 
 s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible

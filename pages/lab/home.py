@@ -3,8 +3,8 @@
 import streamlit as st
 
 from teaching.presets import PRESETS
-from ui import guide
-from ui.glossary import glossary_expander
+from ui.lesson import guide
+from ui.lesson.glossary import glossary_expander
 
 st.title("LayerNorm Lab")
 st.markdown(

@@ -6,13 +6,13 @@ import numpy as np
 import streamlit as st
 
 from teaching.upstream import constant_dout_warning
-from ui import state
-from ui.csv_io import to_csv
-from ui.editors import array_editor
-from ui.edits import edits_bar
-from ui.errors import shown_errors
-from ui.fields import whole_field
-from ui.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
+from ui.entry.csv_io import to_csv
+from ui.entry.editors import array_editor
+from ui.entry.edits import edits_bar
+from ui.entry.errors import shown_errors
+from ui.entry.fields import whole_field
+from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
+from ui.session import state
 
 s = st.session_state
 st.title("Inputs")

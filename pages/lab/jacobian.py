@@ -5,13 +5,14 @@ import streamlit as st
 from teaching.glossary import meaning
 from teaching.jacobian_verdicts import jacobian_verdicts
 from teaching.quiz import PAGE_QUESTIONS, Vector
-from ui import caps, compute, share, state
-from ui.errors import stops_on_error
-from ui.figures import eigenvalues
-from ui.matrix_view import draw_matrix
-from ui.picker import pick_vector
-from ui.predict import predict
-from ui.verdict_metric import verdict_metric
+from ui.draw.figures import eigenvalues
+from ui.draw.matrix_view import draw_matrix
+from ui.draw.verdict_metric import verdict_metric
+from ui.entry.errors import stops_on_error
+from ui.entry.picker import pick_vector
+from ui.lesson.predict import predict
+from ui.server import caps, compute
+from ui.session import share, state
 
 s = st.session_state
 

@@ -6,12 +6,13 @@ import streamlit as st
 
 from ln_core.gradcheck import tolerance
 from teaching.verdicts import numerical_agreement
-from ui import caps, compute, state
-from ui.errors import stops_on_error
-from ui.figures import grouped_bars, heatmap
-from ui.picker import pick_vector
-from ui.tables import vectors_frame
-from ui.verdict_metric import verdict_metric
+from ui.draw.figures import grouped_bars, heatmap
+from ui.draw.tables import vectors_frame
+from ui.draw.verdict_metric import verdict_metric
+from ui.entry.errors import stops_on_error
+from ui.entry.picker import pick_vector
+from ui.server import caps, compute
+from ui.session import state
 
 s = st.session_state
 

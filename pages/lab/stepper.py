@@ -8,13 +8,15 @@ import streamlit as st
 
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
-from ui import affine_control, caps, compute, presenter, share, state, step_view
-from ui.errors import stops_on_error
-from ui.glossary import glossary_expander
-from ui.picker import pick_vector
-from ui.predict import predict
-from ui.result_panel import result_panel
-from ui.steps import N_STEPS
+from ui.draw import step_view
+from ui.draw.result_panel import result_panel
+from ui.entry.errors import stops_on_error
+from ui.entry.picker import pick_vector
+from ui.lesson.glossary import glossary_expander
+from ui.lesson.predict import predict
+from ui.lesson.steps import N_STEPS
+from ui.server import caps, compute
+from ui.session import affine_control, presenter, share, state, step_nav
 
 s = st.session_state
 
@@ -28,7 +30,7 @@ def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
     # A rerun of this fragment alone skips app.py, which writes the link on full runs.
     share.write_link()
-    current = step_view.navigation()
+    current = step_nav.navigation()
     presenter.keyboard()
     with stops_on_error():
         layer = state.inputs()
@@ -83,7 +85,7 @@ def stepper() -> None:
                 # In presenter mode the check folds away: one idea per screen, the node first.
                 step_view.numerical_check(current, inputs, index, folded=s["presenter"])
             if current.number == N_STEPS:
-                step_view.why_dx_sums_to_zero(inputs, index)
+                step_view.why_dx_sums_to_zero(inputs, index, "jacobian" not in s["hidden"])
                 result_panel(inputs, index)
 
 stepper()

@@ -40,7 +40,7 @@ PAGES = {
     "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
     "Export and share": "pages/lab/export.py",
 }
-# The sidebar's widgets, each a view of a state key (ui.state.bound names it w_<key>_).
+# The sidebar's widgets, each a view of a state key (ui.session.state.bound names it w_<key>_).
 SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")
 
 

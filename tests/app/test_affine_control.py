@@ -1,4 +1,4 @@
-"""The layer options (ui/affine_control.py): gamma and beta / gamma only / neither, and per
+"""The layer options (ui/session/affine_control.py): gamma and beta / gamma only / neither, and per
 token / per sequence, on the Stepper and the Gradient check, carried by the share link."""
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from ln_core.forward import NODE_NAMES
 from teaching.glossary import meaning
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, vector
-from ui.bundle import make_bundle
-from ui.report import html_report
+from ui.export.bundle import make_bundle
+from ui.export.report import html_report
 
 DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d+e[+-]\d+")
 CASES = [

@@ -12,7 +12,7 @@ import pytest
 
 import ln_core
 from teaching.presets import PRESETS
-from ui import guide
+from ui.lesson import guide
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = "Check my prediction"

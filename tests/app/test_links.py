@@ -1,4 +1,4 @@
-"""Shareable links (ui/share.py): a link opened in a fresh session shows the same view.
+"""Shareable links (ui/session/share.py): a link opened in a fresh session shows the same view.
 
 One session writes its view into the query string on every run (lab.link()); a fresh AppTest
 opened with those parameters (open_link) must rebuild the same state and show the same numbers.

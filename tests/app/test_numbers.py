@@ -1,4 +1,4 @@
-"""ui.numbers: what a typed number means, exactly, and what is refused with a reason."""
+"""ui.entry.numbers: what a typed number means, exactly, and what is refused with a reason."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.numbers import format_number, parse_number, parse_whole
+from ui.entry.numbers import format_number, parse_number, parse_whole
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
-"""ui.state.SCHEMA: every key a session holds is registered, with one rule per kind of widget."""
+"""ui.session.state.SCHEMA: every session key is registered, with one rule per kind of widget."""
 
 from __future__ import annotations
 
 import pytest
 
-from ui import state
+from ui.session import state
 
 
 def _unregistered(lab) -> list[str]:

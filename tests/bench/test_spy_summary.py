@@ -13,12 +13,12 @@ from bench.spy import frame_name, top_frames  # noqa: E402
 
 RUN = "_run_script (/v/site-packages/streamlit/runtime/scriptrunner/script_runner.py:600)"
 APP = f"<module> ({ROOT}/app.py:33)"
-DRAW = f"draw ({ROOT}/ui/sidebar.py:40)"
+DRAW = f"draw ({ROOT}/ui/session/sidebar.py:40)"
 PLOT = "to_json (/v/site-packages/plotly/io/_json.py:10)"
 
 
 def test_frame_names_drop_line_numbers_and_install_paths():
-    assert frame_name(DRAW) == "draw (ui/sidebar.py)"
+    assert frame_name(DRAW) == "draw (ui/session/sidebar.py)"
     assert frame_name(PLOT) == "to_json (plotly/io/_json.py)"
 
 
@@ -35,6 +35,6 @@ def test_shares_are_inclusive_over_script_runs_only():
     shares = dict(frames)
     assert total == 50
     assert shares["<module> (app.py)"] == 1.0
-    assert shares["draw (ui/sidebar.py)"] == 0.8
+    assert shares["draw (ui/session/sidebar.py)"] == 0.8
     assert shares["to_json (plotly/io/_json.py)"] == 0.2
     assert not any("script_runner" in name for name in shares)  # the run loop is left out

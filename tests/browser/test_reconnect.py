@@ -1,5 +1,5 @@
 """After a server restart the URL wins: a tab whose first action is a page switch keeps the
-view its link holds (ui/reconnect.py), and a fresh visit is never given an old view."""
+view its link holds (ui/session/reconnect.py), and a fresh visit is never given an old view."""
 
 from __future__ import annotations
 

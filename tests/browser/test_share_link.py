@@ -55,7 +55,7 @@ def test_a_shared_link_reproduces_the_view(page, server, browser):
 
 
 def test_a_link_as_the_first_request_of_a_new_server_shows_no_notice(browser, tmp_path):
-    """run.sh starts the app through ui.launch, which a cold server's first link must survive."""
+    """run.sh starts the app via ui.server.launch; a cold server's first link must survive it."""
     port = kit.free_port()
     log = tmp_path / "server.log"
     with log.open("w") as sink:
@@ -63,7 +63,7 @@ def test_a_link_as_the_first_request_of_a_new_server_shows_no_notice(browser, tm
             [
                 sys.executable,
                 "-m",
-                "ui.launch",
+                "ui.server.launch",
                 "--server.port",
                 str(port),
                 "--server.address",

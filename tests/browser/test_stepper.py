@@ -37,7 +37,7 @@ def test_next_walks_all_twenty_steps(page, server):
 
 
 def test_prev_and_next_stay_in_view_on_a_long_step(page, server):
-    """ui/presenter.py makes the navigation row sticky so Next and Prev "never scroll away"."""
+    """ui/session/presenter.py makes the navigation row sticky: Next and Prev never scroll away."""
     kit.open_page(page, server, "stepper")
     jump = kit.main(page).locator('[data-testid="stSelectbox"]').filter(has_text="Jump to")
     jump.click()

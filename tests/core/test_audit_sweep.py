@@ -26,7 +26,7 @@ VECTORS = 3
 
 
 def upstream_kinds(seed: int, x: np.ndarray, gamma, beta) -> dict[str, np.ndarray]:
-    """The app's upstream-gradient kinds (ui.state.UPSTREAM_KINDS) for x: random as the app
+    """The app's upstream-gradient kinds (ui.session.state.UPSTREAM_KINDS) for x: random as the app
     seeds it (an edited one starts from it), all ones, one-hot at the first and at the last
     output, and the gradient of 1/2 ||y - target||^2 (at ε = 1e-5)."""
     rng = np.random.default_rng(seed + 1)

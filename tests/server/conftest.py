@@ -2,7 +2,7 @@
 
 `fresh_server` starts a new server on a free port for one test (never shared, so each test
 sees a cold start) and stops it afterwards; the test's parameter `launcher` says how it is
-started: True for `python -m ui.launch` (what ./run.sh runs), False for plain
+started: True for `python -m ui.server.launch` (what ./run.sh runs), False for plain
 `streamlit run app.py`. The repository root goes on sys.path so tests can import bench's
 client (bench.ws_client, bench.local_server).
 """

@@ -1,8 +1,8 @@
-"""Which libraries the pages import that ui.warmup did not: run as a script, prints JSON.
+"""Which libraries the pages import that ui.server.warmup did not: run as a script, prints JSON.
 
     python tests/server/page_imports.py   ->   {"pages": [...], "missed": ["pkg.module", ...]}
 
-In a fresh interpreter: one AppTest run imports ui.warmup (and starts Streamlit's runtime),
+In a fresh interpreter: one AppTest run imports ui.server.warmup (and starts Streamlit's runtime),
 then app.py runs every page of pages/lab/. "missed" lists the modules of third-party libraries
 that appeared only then. Python's standard library, Streamlit itself (its lazy imports are
 plain imports under Python's module locks) and the app's own packages are left out.
@@ -27,7 +27,7 @@ def _library(module: str) -> bool:
 
 def missed_imports() -> dict[str, list[str]]:
     sys.path.insert(0, str(ROOT))
-    warm = AppTest.from_string("import ui.warmup", default_timeout=120)
+    warm = AppTest.from_string("import ui.server.warmup", default_timeout=120)
     warm.run()
     assert not warm.exception, [e.message for e in warm.exception]
     before = set(sys.modules)

@@ -1,7 +1,7 @@
 """Every cache in the app is bounded, so no sequence of visitors grows the server without end.
 
 Each st.cache_data / st.cache_resource names max_entries and a ttl; the st.cache_data sizes in
-ui/compute.py add up to at most CACHE_BUDGET_MB, the ceiling .streamlit/config.toml gives
+ui/server/compute.py add up to at most CACHE_BUDGET_MB, the ceiling .streamlit/config.toml gives
 Streamlit for all cached data together.
 """
 
@@ -11,10 +11,10 @@ import ast
 import re
 from pathlib import Path
 
-from ui import compute
+from ui.server import compute
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]
+APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py"))]
 APP_SOURCES += sorted((ROOT / "pages" / "lab").glob("*.py"))
 CACHES = ("cache_data", "cache_resource")
 

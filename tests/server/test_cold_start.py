@@ -4,7 +4,7 @@ Thirty sessions connect, then all send their first run in the same instant, each
 its own (every page of pages/lab/ in turn). On a cold server their script threads import the
 heavy libraries together; none of them may see an error or another page than the one its URL
 names. Started by the launcher (./run.sh), none may see a "Page not found" notice either; under
-plain `streamlit run app.py` the first wave gets that notice once (ui/launch.py says why), so
+plain `streamlit run app.py` the first wave gets that notice once (ui/server/launch.py says why), so
 there only the page shown is checked.
 """
 

@@ -1,6 +1,6 @@
-"""ui.warmup imports every library module any page imports, so none is imported by two first
-runs at once (see ui/warmup.py). A page that starts using a new library, trace type or table
-feature fails this test until ui.warmup rehearses it too."""
+"""ui.server.warmup imports every library module any page imports, so none is imported by two first
+runs at once (see ui/server/warmup.py). A page that starts using a new library, trace type or table
+feature fails this test until ui.server.warmup rehearses it too."""
 
 from __future__ import annotations
 
@@ -22,6 +22,6 @@ def test_every_library_module_a_page_imports_is_imported_by_the_warmup() -> None
     ).stdout
     found = json.loads(out.strip().splitlines()[-1])
     assert len(found["pages"]) >= 9, found["pages"]
-    assert found["missed"] == [], "imported by a page but not by ui.warmup: " + ", ".join(
+    assert found["missed"] == [], "imported by a page but not by ui.server.warmup: " + ", ".join(
         found["missed"]
     )

@@ -1,6 +1,6 @@
 """The controls every page shares, drawn in the sidebar by app.py on every run.
 
-Numbers are typed into text fields (ui.fields), so `1e3` means 1000 and a value that is not
+Numbers are typed into text fields (ui.entry.fields), so `1e3` means 1000 and a value that is not
 a number in range is refused with a message instead of being stored as another number.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 import streamlit as st
 
 from teaching.presets import PRESETS
-from ui import state
-from ui.errors import shown_errors
-from ui.fields import number_field, whole_field
-from ui.limits import EPS_MAX, SIDEBAR
-from ui.numbers import parse_eps
+from ui.entry.errors import shown_errors
+from ui.entry.fields import number_field, whole_field
+from ui.entry.limits import EPS_MAX, SIDEBAR
+from ui.entry.numbers import parse_eps
+from ui.session import state
 
 
 def _dimension(label: str, key: str, help_text: str) -> None:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import state
-from ui.errors import literal, shown_errors
-from ui.exercises import exercise
+from ui.entry.errors import literal, shown_errors
+from ui.lesson.exercises import exercise
+from ui.session import state
 
 
 @dataclass(frozen=True)

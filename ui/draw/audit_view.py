@@ -1,5 +1,6 @@
 """Drawing the derivation audit: the summary table first, then one document at a time with its
-notation key and one folded entry per formula."""
+notation key and one folded entry per formula (pages/lab/audit.py holds the choice of document,
+which is session state)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from ln_core.audit import DOCUMENTS, AuditResult, Document
-from ui import state
 
 ICONS = {
     "correct": ":material/check_circle:",
@@ -97,23 +97,19 @@ def _entry(result: AuditResult) -> None:
             st.info(plain(result.note), icon=":material/school:")
 
 
-def draw(results: list[AuditResult]) -> None:
-    """The summary table of every formula, then the chosen document's entries, folded."""
+def summary(results: list[AuditResult]) -> None:
+    """The count of every verdict and the summary table of every formula."""
     st.subheader(counts(results))
     st.dataframe(summary_frame(results), width="stretch", hide_index=True)
-    _document(results)
 
 
-@st.fragment
-def _document(results: list[AuditResult]) -> None:
-    """One document's formulas. Drawing all five documents' entries on every rerun cost more
-    than the audit itself; choosing another document reruns only this part."""
-    key = st.selectbox(
-        "Read one document's formulas",
-        list(DOCUMENTS),
-        format_func=lambda k: f"{DOCUMENTS[k].name} ({sum(r.document == k for r in results)})",
-        **state.bound("audit_document"),
-    )
+def document_labels(results: list[AuditResult]) -> dict[str, str]:
+    """Each document's key and the label its choice shows: its name and number of formulas."""
+    return {k: f"{d.name} ({sum(r.document == k for r in results)})" for k, d in DOCUMENTS.items()}
+
+
+def document_entries(results: list[AuditResult], key: str) -> None:
+    """One document's formulas, each folded, under its notation key."""
     document = DOCUMENTS[key]
     mine = [r for r in results if r.document == key]
     st.subheader(document.name[0].upper() + document.name[1:])

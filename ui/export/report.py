@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 
 from teaching.glossary import described, meaning
-from ui.bundle import Bundle
-from ui.tables import vectors_frame
+from ui.draw.tables import vectors_frame
+from ui.export.bundle import Bundle
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 60rem; margin: 2rem auto; color: #111; }

@@ -21,9 +21,9 @@ import streamlit as st
 import ln_core
 from ln_core.gradcheck import compare
 from teaching.upstream import squared_error_gradient
-from ui.bundle import Bundle, make_bundle
-from ui.inputs import Inputs
-from ui.overflow import overflowed, require_finite
+from ui.entry.inputs import Inputs
+from ui.export.bundle import Bundle, make_bundle
+from ui.server.overflow import overflowed, require_finite
 
 CACHE_TTL_S = 3600  # a lesson: results outlive page switches, not the day
 CACHE_BUDGET_MB = 256

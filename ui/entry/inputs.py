@@ -20,8 +20,8 @@ class Inputs:
 
     affine (a key of AFFINE) says which of gamma and beta the layer applies; per (a key of
     PER) whether a token batch is normalized per token (over D) or per sequence (over L and
-    D). Built once per rerun by ui.state.inputs(); the cached wrappers in ui.compute key on
-    `digest`, so two reruns with the same numbers share every result.
+    D). Built once per rerun by ui.session.state.inputs(); the cached wrappers in ui.server.compute
+    key on `digest`, so two reruns with the same numbers share every result.
     """
 
     x: np.ndarray

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ctypes
 
-from ui.compute import CACHE_BUDGET_MB
+from ui.server.compute import CACHE_BUDGET_MB
 
 _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
@@ -25,7 +25,7 @@ _MMAP_THRESHOLD = 256 * 2**10
 _ARENAS = 2
 
 IDLE_MB = 250  # a started server after its first run (measured: about 165 MB)
-FIGURES_MB = 64  # ui/figures: at most 64 shared figures, the largest about 1 MB of data
+FIGURES_MB = 64  # ui/draw/figures: at most 64 shared figures, the largest about 1 MB of data
 SESSIONS = 100  # sessions open (or just left: Streamlit keeps them 2 minutes) at once
 SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
 CEILING_MB = IDLE_MB + CACHE_BUDGET_MB + FIGURES_MB + SESSIONS * SESSION_MB

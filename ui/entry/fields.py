@@ -1,4 +1,4 @@
-"""Number fields: a number typed as text, read by ui.numbers, bound to a state key.
+"""Number fields: a number typed as text, read by ui.entry.numbers, bound to a state key.
 
 A browser's number field reads `1e3` as 1 in an integer field, so every number a student
 types goes through a text field instead: the text is read exactly, or refused with a message
@@ -12,8 +12,8 @@ from functools import partial
 
 import streamlit as st
 
-from ui import state
-from ui.numbers import format_number, parse_whole
+from ui.entry.numbers import format_number, parse_whole
+from ui.session import state
 
 
 def number_field(

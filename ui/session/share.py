@@ -21,12 +21,12 @@ import streamlit as st
 from ln_core.bugs import Bug
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS
-from ui import state
-from ui.errors import listed, literal
-from ui.inputs import AFFINE, PER
-from ui.limits import LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
-from ui.numbers import parse_eps, parse_number, parse_whole
-from ui.steps import N_STEPS
+from ui.entry.errors import listed, literal
+from ui.entry.inputs import AFFINE, PER
+from ui.entry.limits import LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
+from ui.entry.numbers import parse_eps, parse_number, parse_whole
+from ui.lesson.steps import N_STEPS
+from ui.session import state
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
 HIDEABLE = ("controls",)

@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui import share
+from ui.session import share
 
 STORAGE_KEY = "lnlab-view"
 _SEEN = "reconnect_seen"

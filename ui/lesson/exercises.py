@@ -14,8 +14,8 @@ import numpy as np
 from ln_core.bugs import Bug
 from teaching.presets import make_example
 from teaching.upstream import one_hot
-from ui import compute
-from ui.inputs import Inputs
+from ui.entry.inputs import Inputs
+from ui.server import compute
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""The parts of one stepper step: navigation, the graph, the node's lines, its numbers, its check.
+"""The parts of one stepper step: the graph, the node's lines, its numbers, its check.
 
-Each part draws itself from the Step and the numbers it is given; pages/lab/stepper.py puts them
-in the order of a lesson. "index" is the part of a batch on screen: () for a vector or rows
-(every row is shown), (b, t) for one token of a (B, L, D) batch.
+Each part draws itself from the Step and the numbers it is given (the navigation row that picks
+the Step reads the session: ui/session/step_nav.py); pages/lab/stepper.py puts them in the order
+of a lesson. "index" is the part of a batch on screen: () for a vector or rows (every row is
+shown), (b, t) for one token of a (B, L, D) batch.
 """
 
 from __future__ import annotations
@@ -16,63 +17,13 @@ from ln_core.forward import NODE_NAMES
 from ln_core.gradcheck import tolerance
 from teaching.glossary import meaning
 from teaching.verdicts import numerical_agreement, rounding_agreement
-from ui import compute, state
-from ui.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
-from ui.graph import draw
-from ui.inputs import Inputs
-from ui.steps import N_STEPS, Step, step
-from ui.tables import contributions_frame, numbers_table, vectors_frame
-from ui.verdict_metric import verdict_metric
-
-
-def _go(delta: int) -> None:
-    s = st.session_state
-    s["step"] = min(N_STEPS, max(1, s["step"] + delta))
-
-
-def navigation() -> Step:
-    """The step's heading and the row that moves between steps; returns the current Step."""
-    s = st.session_state
-    current = step(s["step"])
-    direction = "backward" if current.backward else "forward"
-    st.subheader(
-        f"Step {current.number} of {N_STEPS} · {direction} · node {current.index}: "
-        f"{'d' if current.backward else ''}{current.node}"
-        + (" and dx" if current.backward and current.index == 1 else "")
-    )
-    nav = st.container(key="stepper_nav").columns([1, 1, 4, 3], vertical_alignment="bottom")
-    nav[0].button(
-        "Prev",
-        on_click=_go,
-        args=(-1,),
-        disabled=s["step"] == 1,
-        width="stretch",
-        icon=":material/arrow_back:",
-    )
-    nav[1].button(
-        "Next",
-        on_click=_go,
-        args=(1,),
-        disabled=s["step"] == N_STEPS,
-        width="stretch",
-        icon=":material/arrow_forward:",
-        type="primary",
-    )
-    # On a projector the slider's label gives way to the step (its number shows on the knob).
-    nav[2].slider(
-        "Step",
-        1,
-        N_STEPS,
-        label_visibility="collapsed" if s["presenter"] else "visible",
-        **state.bound("step", widget="slider"),
-    )
-    nav[3].selectbox(
-        "Jump to",
-        list(range(1, N_STEPS + 1)),
-        format_func=lambda n: step(n).label,
-        **state.bound("step", widget="jump"),
-    )
-    return current
+from ui.draw.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
+from ui.draw.graph import draw
+from ui.draw.tables import contributions_frame, numbers_table, vectors_frame
+from ui.draw.verdict_metric import verdict_metric
+from ui.entry.inputs import Inputs
+from ui.lesson.steps import Step
+from ui.server import compute
 
 
 def graph(current: Step, cache: ln_core.Cache, focused: bool = False) -> None:
@@ -190,9 +141,9 @@ def numerical_check(current: Step, inputs: Inputs, index: tuple[int, ...], folde
             _check(inputs, checked, index)
 
 
-def why_dx_sums_to_zero(inputs: Inputs, index: tuple[int, ...]) -> None:
-    """The last step: Σ dx for the vectors on screen, why it is 0, and where the Jacobian
-    page shows the same fact as J · 1 = 0."""
+def why_dx_sums_to_zero(inputs: Inputs, index: tuple[int, ...], jacobian_shown: bool) -> None:
+    """The last step: Σ dx for the vectors on screen, why it is 0, and (if the lesson shows
+    that page) where the Jacobian page shows the same fact as J · 1 = 0."""
     result = compute.dx_sum(inputs)
     st.markdown("**Why the entries of dx add up to 0**")
     st.markdown(
@@ -213,7 +164,7 @@ def why_dx_sums_to_zero(inputs: Inputs, index: tuple[int, ...]) -> None:
         inputs.dtype,
     )
     verdict_metric("largest |Σ dx| / Σ |dx|", f"{result.relative:.1e}", verdict, right)
-    if "jacobian" not in st.session_state["hidden"]:
+    if jacobian_shown:
         st.page_link(
             "pages/lab/jacobian.py",
             label="The same fact on the Jacobian page: J · 1 = 0 (a shift of x moves no output), "

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.limits import SHOWN_CHARS, SHOWN_PROBLEMS
+from ui.entry.limits import SHOWN_CHARS, SHOWN_PROBLEMS
 
 _ESCAPED = str.maketrans({c: "\\" + c for c in string.punctuation})
 _ICON = ":material/error:"

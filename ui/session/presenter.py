@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 import streamlit.components.v1 as components
 
-from ui import state
+from ui.session import state
 
 # Larger type, black text and bigger buttons for a projector.
 _PRESENTER_RULES = """

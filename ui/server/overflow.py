@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ui.inputs import Inputs
+from ui.entry.inputs import Inputs
 
 
 def first_nonfinite(value: object) -> str | None:

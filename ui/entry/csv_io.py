@@ -6,8 +6,8 @@ import io
 
 import numpy as np
 
-from ui.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
-from ui.numbers import parse_number
+from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
+from ui.entry.numbers import parse_number
 
 
 def parse_csv(data: str | bytes) -> np.ndarray:

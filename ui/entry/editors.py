@@ -1,7 +1,7 @@
 """Data editors bound to arrays in the shared state, read cell by cell and exactly.
 
 The tables hold text, not numbers: a browser's number cell rewrites what a student types
-(`1e-3` became -13), while text reaches the server as typed and ui.numbers reads it exactly
+(`1e-3` became -13), while text reaches the server as typed and ui.entry.numbers reads it exactly
 or refuses it. Only the cells the student edited are read, so every other entry keeps its
 exact value whatever the table shows.
 """
@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import caps
-from ui.errors import listed, literal
-from ui.numbers import format_number, parse_number
-from ui.tables import vectors_frame
+from ui.draw.tables import vectors_frame
+from ui.entry.errors import listed, literal
+from ui.entry.numbers import format_number, parse_number
+from ui.server import caps
 
 EDIT_FIELDS = ("edited_rows", "added_rows", "deleted_rows")
 UNREADABLE = object()

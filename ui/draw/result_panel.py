@@ -7,10 +7,10 @@ import numpy as np
 import streamlit as st
 
 from teaching.verdicts import rounding_agreement
-from ui import compute
-from ui.inputs import Inputs
-from ui.tables import numbers_table, vectors_frame
-from ui.verdict_metric import verdict_metric
+from ui.draw.tables import numbers_table, vectors_frame
+from ui.draw.verdict_metric import verdict_metric
+from ui.entry.inputs import Inputs
+from ui.server import compute
 
 CLOSED_FORM = (
     r"dx = \frac{1}{\sqrt{\sigma^2+\varepsilon}}\Big(g - \overline{g}"

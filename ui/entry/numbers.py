@@ -11,8 +11,8 @@ import math
 import numbers
 import re
 
-from ui.errors import literal
-from ui.limits import EPS_MAX
+from ui.entry.errors import literal
+from ui.entry.limits import EPS_MAX
 
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # Word processors and some keyboards type a true minus sign or a non-breaking space.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ui.downsample import block_mean
-from ui.figures import heatmap
+from ui.draw.downsample import block_mean
+from ui.draw.figures import heatmap
 
 FULL_RESOLUTION = 300  # above this many rows, show block means plus a zoomable window
 WINDOW = 128

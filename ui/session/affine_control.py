@@ -15,8 +15,8 @@ from typing import Any
 
 import streamlit as st
 
-from ui import state
-from ui.inputs import AFFINE, PER, Inputs
+from ui.entry.inputs import AFFINE, PER, Inputs
+from ui.session import state
 
 
 def _too_long(max_group: int | None) -> str | None:

@@ -9,8 +9,8 @@ import numpy as np
 import streamlit as st
 
 from teaching.presets import make_example
-from ui import state
-from ui.tables import row_labels
+from ui.draw.tables import row_labels
+from ui.session import state
 
 SHOWN_EDITS = 8  # cells listed by name; past this, a count
 

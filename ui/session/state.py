@@ -25,10 +25,10 @@ import streamlit as st
 from ln_core.validation import as_float_array, check_shape
 from teaching.presets import PRESETS, make_example
 from teaching.upstream import one_hot
-from ui import compute
-from ui.csv_io import parse_csv
-from ui.errors import literal
-from ui.inputs import Inputs
+from ui.entry.csv_io import parse_csv
+from ui.entry.errors import literal
+from ui.entry.inputs import Inputs
+from ui.server import compute
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
 UPSTREAM_KINDS = {
@@ -82,7 +82,7 @@ SCHEMA: dict[str, Key] = {
     "bug": Key("drop_variance_path", _P, "the gradient check's chosen bug (a Bug's value)"),
     "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths"),
     "audit_document": Key("000", _P, "the audit document whose formulas are unfolded"),
-    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.inputs.AFFINE)"),
+    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.entry.inputs.AFFINE)"),
     "per": Key("token", _P, "a token batch normalized per token or per sequence"),
     "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),
     "csv_text": Key(None, _W, "the pasted CSV"),
