@@ -40,9 +40,7 @@ def stepper() -> None:
         # graph beside its line and its value, the switches below. Elsewhere the whole graph
         # comes straight after the navigation, then the switches, then the step.
         if s["presenter"]:
-            graph_area, step_area = st.container(key="presenter_step").columns(
-                [2, 3], gap="medium"
-            )
+            graph_area, step_area = st.container(key="presenter_step").columns([2, 3], gap="medium")
             settings, after = st.container(), st.container()
         else:
             graph_area, settings = st.container(), st.container()
@@ -87,6 +85,7 @@ def stepper() -> None:
             if current.number == N_STEPS:
                 step_view.why_dx_sums_to_zero(inputs, index, "jacobian" not in s["hidden"])
                 result_panel(inputs, index)
+
 
 stepper()
 with introduction or st.container():

@@ -11,7 +11,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from ui.entry.errors import literal, shown_errors
 from ui.lesson.exercises import exercise
-from ui.session import state
+from ui.session import share, state
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,24 @@ def following(current: str, shown: Sequence[StreamlitPage]) -> StreamlitPage | N
     return next((by_path[path] for path in later if path in by_path), None)
 
 
+def out_of_lesson(page: StreamlitPage) -> StreamlitPage:
+    """`page` kept reachable by its URL but out of the menu (a link hid it)."""
+    return st.Page(
+        STOPS[page.url_path].script, title=page.title, url_path=page.url_path, visibility="hidden"
+    )
+
+
+def not_in_lesson(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
+    """What a link to a hidden page shows instead of the page."""
+    st.title(page.title)
+    st.info(
+        f"The {page.title} page is not part of this lesson: the link you opened leaves it out. "
+        "Carry on from the start of the lesson.",
+        icon=":material/visibility_off:",
+    )
+    st.page_link(shown[0], label=f"Go to {shown[0].title}", icon=":material/arrow_forward:")
+
+
 def preceding(current: str, shown: Sequence[StreamlitPage]) -> StreamlitPage | None:
     """The page before `current` on the path among those shown, or None before the first."""
     by_path = {page.url_path: page for page in shown}
@@ -166,6 +184,15 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
         return
     with st.container(key="guide"):
         st.divider()
+        with st.popover("Copy a link to this view", icon=":material/link:"):
+            st.caption(
+                "Opens this page with these numbers in any browser (copy with the icon at the "
+                "right of the box)."
+            )
+            warning = share.link_warning()
+            if warning:
+                st.caption(f":material/wifi_off: {warning}")
+            st.code(share.current_link(), language=None, wrap_lines=True)
         st.subheader("What to try")
         st.markdown("\n".join(f"- {line}" for line in stop.tries))
         _exercise(page.url_path)

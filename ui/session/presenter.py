@@ -125,10 +125,14 @@ _ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}"
 
 
 def apply_style() -> None:
-    """Inject the page style for the current mode; in presenter mode, the Controls popover."""
+    """Inject the page style for the current mode; in presenter mode, the Controls popover
+    (unless a link hid the controls: then the sidebar it would bring back stays hidden too)."""
     s = st.session_state
     if not s["presenter"]:
         st.html(f"<style>{_ALWAYS}</style>")
+        return
+    if "controls" in s["hidden"]:
+        st.html(f"<style>{_ALWAYS}{_PRESENTER_RULES}</style>")
         return
     sidebar = "" if s["presenter_sidebar"] else _HIDE_SIDEBAR
     st.html(f"<style>{_ALWAYS}{_PRESENTER_RULES}{sidebar}</style>")

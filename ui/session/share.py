@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import numpy as np
 import streamlit as st
@@ -26,7 +26,7 @@ from ui.entry.inputs import AFFINE, PER
 from ui.entry.limits import LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.entry.numbers import parse_eps, parse_number, parse_whole
 from ui.lesson.steps import N_STEPS
-from ui.session import state
+from ui.session import address, state
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
 HIDEABLE = ("controls",)
@@ -253,7 +253,13 @@ def write_link() -> None:
     st.query_params.from_dict(encode(st.session_state))
 
 
-def current_link() -> str:
-    """The full link to this view, for the copy-link control."""
-    base = (st.context.url or "http://localhost:8501").split("?")[0]
-    return f"{base}?{urlencode(encode(st.session_state))}"
+def current_link(url_path: str | None = None) -> str:
+    """The full link to this view at the address a class can open: this page, or the page
+    `url_path` ("" for the Overview) with this session's state."""
+    path = urlsplit(st.context.url or "").path if url_path is None else f"/{url_path}"
+    return f"{address.current().base}{path}?{urlencode(encode(st.session_state))}"
+
+
+def link_warning() -> str | None:
+    """Why students cannot open this server's links, or None."""
+    return address.current().warning

@@ -96,6 +96,7 @@ SCHEMA: dict[str, Key] = {
     "editor_version": Key(0, _D, "part of every editor's key: a new one shows new arrays"),
     "revealed": Key(frozenset(), _D, "questions whose answer is shown: steps and page names"),
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
+    "view_page": Key("", _D, "the last page shown other than Export: the page its link opens"),
     "guide_checked": Key(frozenset(), _D, "pages whose predict-then-check answer is shown"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
     "reconnect_seen": Key(None, _D, "the browser's saved view was checked on the first run"),
@@ -110,6 +111,7 @@ FAMILIES: dict[str, Key] = {
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
+    "builder_": Key(None, _W, "the Export page's link builder for a class: builder_<choice>"),
 }
 SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)
 
