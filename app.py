@@ -34,6 +34,7 @@ page = st.navigation([p if p in shown else guide.out_of_lesson(p) for p in PAGES
 # Each tab is titled with its page, so a student with several open finds the right one.
 st.set_page_config(page_title=f"{page.title} · LayerNorm Lab")
 presenter.apply_style()
+presenter.skip_link()
 if "controls" not in hidden:
     sidebar.draw()
 share.show_link_problems()

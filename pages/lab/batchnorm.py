@@ -87,7 +87,7 @@ def normalized() -> None:
 normalized()
 
 with stops_on_error():
-    st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
+    st.header("Check: BatchNorm on x equals LayerNorm on x transposed")
     batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)

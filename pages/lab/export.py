@@ -12,7 +12,7 @@ from ui.session import class_link, share, state
 
 st.title("Export and share")
 
-st.subheader("Link to this view")
+st.header("Link to this view")
 came_from = st.session_state["view_page"]
 st.caption(
     f"Opens the {class_link.PAGE_TITLES.get(came_from, 'Overview')} page as you left it: the "
@@ -26,7 +26,7 @@ if share.link_warning():
 st.code(share.current_link(came_from), language=None, wrap_lines=True)
 class_link.draw(came_from)
 
-st.subheader("Download this example")
+st.header("Download this example")
 caps.enforce("export")
 st.caption(
     "Every table in the app also has its own CSV download in its toolbar (hover over it). "

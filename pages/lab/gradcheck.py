@@ -45,7 +45,7 @@ with stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     verdict = "passes" if check.passed else "FAILS"
-    st.subheader(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
+    st.header(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
     for tensor in check.unresolved:
         st.info(check.advice(tensor), icon=":material/blur_on:")
     cols = st.columns(3)
@@ -65,7 +65,7 @@ with stops_on_error():
 def step_sweep(index: tuple[int, ...]) -> None:
     """The check's error against the step h, for the vector at `index`."""
     with stops_on_error():
-        st.subheader("Error against the step h")
+        st.header("Error against the step h")
         st.caption(
             "Too large an h and the difference quotient bends with the curve (truncation error, "
             "falling like h^2); too small and x + h and x - h differ only in their last digits "
@@ -77,7 +77,7 @@ def step_sweep(index: tuple[int, ...]) -> None:
 
 def break_the_backward(index: tuple[int, ...]) -> None:
     """A known bug injected into the backward, and whether the check catches it."""
-    st.subheader("Break the backward")
+    st.header("Break the backward")
     st.caption("Each choice is a mistake students really make. The check must catch it.")
     with stops_on_error():
         bug = Bug(
@@ -126,7 +126,7 @@ def break_the_backward(index: tuple[int, ...]) -> None:
 @st.fragment
 def one_vector() -> None:
     """The vector picker and the bug selector rerun only this part (the inputs stay the same)."""
-    st.subheader("One vector, closer")
+    st.header("One vector, closer")
     st.caption("The step plot and the bug's Jacobian below use this vector.")
     index = pick_vector(s["x"].shape)
     step_sweep(index)

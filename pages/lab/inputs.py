@@ -22,7 +22,7 @@ st.caption(
 )
 edits_bar()
 
-st.subheader("x: one row per vector")
+st.header("x: one row per vector")
 array_editor("x", s["x"], lambda a: state.set_array("x", a))
 
 with st.expander("Paste or upload x as CSV, or download the inputs"):
@@ -53,7 +53,7 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
         mime="text/csv",
     )
 
-st.subheader("gamma and beta: one value per feature")
+st.header("gamma and beta: one value per feature")
 
 
 def _store_params(params: np.ndarray) -> None:
@@ -63,7 +63,7 @@ def _store_params(params: np.ndarray) -> None:
 
 array_editor("params", np.stack([s["gamma"], s["beta"]]), _store_params, ["gamma", "beta"])
 
-st.subheader("Upstream gradient dout = dL/dy")
+st.header("Upstream gradient dout = dL/dy")
 st.radio(
     "Where dout comes from",
     list(state.UPSTREAM_KINDS),

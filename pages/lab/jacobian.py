@@ -57,7 +57,7 @@ def one_vector() -> None:
         else:
             draw_matrix(facts.jacobian, "J = dy/dx")
 
-        st.subheader("What J must satisfy, computed live")
+        st.header("What J must satisfy, computed live")
         verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
         cols = st.columns(4)
         verdict_metric("max |J @ 1|", f"{facts.ones_response:.1e}", verdicts.ones, cols[0])
@@ -70,7 +70,7 @@ def one_vector() -> None:
                 "Set every gamma to the same value on the Inputs page to see the symmetric case."
             )
 
-        st.subheader("Eigenvalues")
+        st.header("Eigenvalues")
         if facts.predicted_eigenvalues is not None:
             st.caption(
                 "With uniform gamma, J = (gamma/sigma) (I - 11^T/D - x_hat x_hat^T/D): D - 2 "
@@ -82,7 +82,7 @@ def one_vector() -> None:
             eigenvalues(facts.eigenvalues, facts.predicted_eigenvalues), width="stretch"
         )
 
-        st.subheader("Think it through")
+        st.header("Think it through")
         asked = Vector(*compute.forward_backward(vector))
         predict(PAGE_QUESTIONS["gamma_doubling"](asked), "gamma_doubling")
     share.write_link()  # the chosen vector is part of the link

@@ -20,6 +20,8 @@ from ui.session import affine_control, presenter, share, state, step_nav
 
 s = st.session_state
 
+# The page's h1; on a projector it steps out of sight for the step's own heading.
+st.container(key="stepper_title").title("Stepper")
 caps.enforce("stepper")
 # On a projector the step itself opens the screen; the introduction waits below it.
 introduction = st.container() if not s["presenter"] else None

@@ -16,7 +16,7 @@ def _summary(lab):
 
 def _page_text(lab) -> str:
     parts = [m.value for m in lab.at.main.markdown] + [c.value for c in lab.at.main.caption]
-    parts += [e.label for e in lab.at.main.expander] + [h.value for h in lab.at.main.subheader]
+    parts += [e.label for e in lab.at.main.expander] + [h.value for h in lab.at.main.header]
     return "\n".join(parts)
 
 

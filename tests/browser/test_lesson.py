@@ -106,11 +106,11 @@ def test_the_sticky_navigation_stays_below_the_header_when_scrolled(tab, server)
 
 
 def _step(tab) -> str:
-    return kit.heading(tab, "h3", STEP)
+    return kit.heading(tab, "h2", STEP)
 
 
 def _press(tab, key: str) -> None:
-    kit.main(tab).locator("h3").first.click()  # the focus on the page, not in a control
+    kit.main(tab).locator("h2").first.click()  # the focus on the page, not in a control
     kit.rerun_after(tab, lambda: tab.keyboard.press(key))
 
 
@@ -136,7 +136,7 @@ def test_arrow_keys_step_outside_presenter_mode_but_not_while_typing(tab, server
     tab.wait_for_function("() => typeof window.__lnlabKeys === 'function'")
     _press(tab, "ArrowRight")
     tab.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stMain"] h3')]
+        """() => [...document.querySelectorAll('[data-testid="stMain"] h2')]
              .some(h => h.innerText.startsWith("Step 4 of 20"))"""
     )
     assert _step(tab).startswith("Step 4 of 20")
@@ -145,3 +145,34 @@ def test_arrow_keys_step_outside_presenter_mode_but_not_while_typing(tab, server
     tab.keyboard.press("ArrowRight")
     tab.wait_for_timeout(800)
     assert _step(tab).startswith("Step 4 of 20"), "a key typed into a field stepped"
+
+
+@pytest.mark.parametrize("tab", [{"width": 1440, "height": 900}], indirect=True)
+def test_the_first_tab_skips_the_sidebar_to_the_page(tab, server):
+    kit.open_page(tab, server, "stepper")
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.id") == "lnlab-skip"
+    assert tab.locator("#lnlab-skip").is_visible(), "the focused skip link is not shown"
+    tab.keyboard.press("Enter")
+    presses = 0
+    while presses < 10:
+        tab.keyboard.press("Tab")
+        presses += 1
+        if tab.evaluate("document.activeElement.innerText || ''").strip().endswith("Next"):
+            break
+    assert presses <= 4, f"Next took {presses} Tabs after the skip link"
+
+
+def test_each_tab_is_titled_with_its_page(tab, server):
+    kit.open_page(tab, server, "stepper")
+    assert tab.title() == "Stepper · LayerNorm Lab"
+    kit.open_page(tab, server, "jacobian")
+    assert tab.title() == "Jacobian · LayerNorm Lab"
+
+
+def test_a_link_to_a_hidden_page_says_it_is_not_part_of_the_lesson(tab, server):
+    kit.open_page(tab, server, "jacobian?hide=jacobian,audit")
+    path = kit.screenshot(tab, "lesson_hidden_page")
+    assert not kit.not_found_dialogs(tab), f"Streamlit's Page not found ({path})"
+    assert "not part of this lesson" in kit.main(tab).inner_text()
+    assert not kit.nav_link(tab, "jacobian").is_visible(), "the hidden page is in the menu"

@@ -99,7 +99,7 @@ def _entry(result: AuditResult) -> None:
 
 def summary(results: list[AuditResult]) -> None:
     """The count of every verdict and the summary table of every formula."""
-    st.subheader(counts(results))
+    st.header(counts(results))
     st.dataframe(summary_frame(results), width="stretch", hide_index=True)
 
 
@@ -112,7 +112,7 @@ def document_entries(results: list[AuditResult], key: str) -> None:
     """One document's formulas, each folded, under its notation key."""
     document = DOCUMENTS[key]
     mine = [r for r in results if r.document == key]
-    st.subheader(document.name[0].upper() + document.name[1:])
+    st.header(document.name[0].upper() + document.name[1:])
     st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
     _notation(document)
     for result in mine:

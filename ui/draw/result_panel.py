@@ -26,7 +26,7 @@ def result_panel(inputs: Inputs, index: tuple[int, ...]) -> None:
     """dx for the vectors on screen (x's shape at `index`), dgamma and dbeta (D,)."""
     _, grads = compute.forward_backward(inputs)
     _, errors = compute.closed_form(inputs)
-    st.subheader("The result: dx, dgamma, dbeta")
+    st.header("The result: dx, dgamma, dbeta")
     # Full width: a table of D = 8 features needs the page's width to show every column.
     st.caption("dx: how the loss moves with each entry of x (one row per vector)")
     numbers_table(vectors_frame(grads.dx[index]))

@@ -193,7 +193,7 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
             if warning:
                 st.caption(f":material/wifi_off: {warning}")
             st.code(share.current_link(), language=None, wrap_lines=True)
-        st.subheader("What to try")
+        st.header("What to try")
         st.markdown("\n".join(f"- {line}" for line in stop.tries))
         _exercise(page.url_path)
         # Keyed, so the stepper's keys (a clicker) lead on past its last step or back before

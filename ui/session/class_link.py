@@ -3,7 +3,6 @@ hides, presenter mode; shown as text to copy and as a QR code to project."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -38,16 +37,16 @@ def class_params(
     return params
 
 
-def qr_png(link: str) -> bytes:
-    """The link as a QR code (PNG) large enough to scan from the back of a room."""
-    buffer = io.BytesIO()
-    segno.make(link, error="m").save(buffer, kind="png", scale=8, border=2)
-    return buffer.getvalue()
+def qr_svg(link: str) -> str:
+    """The link as a QR code (inline SVG) large enough to scan from the back of a room, named
+    for a screen reader."""
+    svg = segno.make(link, error="m").svg_inline(scale=7, border=2, dark="#000", light="#fff")
+    return f'<div role="img" aria-label="QR code of the class link">{svg}</div>'
 
 
 def draw(view_page: str) -> None:
     """The builder: the choices, then the link and its QR code (on `view_page` by default)."""
-    st.subheader("A link for your class")
+    st.header("A link for your class")
     st.caption(
         "Choose what the students' lab shows; the link carries your current numbers and step. "
         "Project the QR code or paste the link into the class chat."
@@ -81,4 +80,5 @@ def draw(view_page: str) -> None:
     with left:
         st.code(link, language=None, wrap_lines=True)
     with right:
-        st.image(qr_png(link), caption="Scan to open the lesson", width=260)
+        st.html(qr_svg(link))
+        st.caption("Scan to open the lesson.")

@@ -17,7 +17,9 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 button[kind^="primary"]:not(:disabled) [data-testid="stMarkdownContainer"] p {
   color: #fff !important; }
 h1 { font-size: 2.4rem !important; }
-h3 { font-size: 1.7rem !important; }
+h2 { font-size: 1.7rem !important; }
+.st-key-stepper_title { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); }
 .katex-display > .katex { font-size: 1em; }
 [data-testid="stDataFrame"] { font-size: 1rem; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
@@ -30,7 +32,7 @@ button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
   min-width: 0; flex: 66 1 0 !important; }
 .st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {
   flex: 34 1 0 !important; }
-[data-testid="stMain"] h3 { padding-top: 0.2rem; }
+[data-testid="stMain"] h2 { padding-top: 0.2rem; }
 .st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
   width: auto; }
 """
@@ -121,7 +123,51 @@ _CONTRAST = """
 [data-testid="stSidebar"] [data-testid="stMarkdownContainer"] p { color: #55575e; opacity: 1; }
 """
 
-_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}"
+# Always on: section headings are h2 under each page's h1 (no level skipped), drawn at the size
+# of Streamlit's h3 they replaced.
+_HEADINGS = """
+[data-testid="stMain"] h2 { font-size: 1.75rem; }
+"""
+
+_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}"
+
+
+# The first stop of the Tab key on every page: a link past the sidebar's pages and controls to
+# the page's own heading, from which the next Tab reaches the page's first control. Added once
+# to the document's top, shown only while it has the focus. A formula wider than a phone
+# scrolls in its box: the box takes the focus, so the keyboard can scroll it too.
+_SKIP_LINK = """<script>
+(() => {
+  if (document.getElementById("lnlab-skip")) return;
+  const style = document.createElement("style");
+  style.textContent = `#lnlab-skip { position: fixed; left: -9999px; top: 0.5rem; z-index: 1000001;
+    background: #fff; color: #000; padding: 0.5rem 1rem; border: 2px solid #000; }
+    #lnlab-skip:focus { left: 0.5rem; }`;
+  document.head.appendChild(style);
+  const link = document.createElement("a");
+  link.id = "lnlab-skip";
+  link.href = "#";
+  link.textContent = "Skip to the page's content";
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    const main = document.querySelector('[data-testid="stMain"]');
+    const target = main.querySelector("h1, h2") || main;
+    target.setAttribute("tabindex", "-1");
+    target.focus();
+  });
+  document.body.insertBefore(link, document.body.firstChild);
+  const focusable = () => document.querySelectorAll(".katex-display:not([tabindex])")
+    .forEach(box => box.setAttribute("tabindex", "0"));
+  new MutationObserver(focusable).observe(document.body, {childList: true, subtree: true});
+  focusable();
+})();
+</script>"""
+
+
+def skip_link() -> None:
+    """The skip link (in the sidebar's part of the page: in the main area even an empty element
+    adds a gap)."""
+    st.sidebar.html(_SKIP_LINK, unsafe_allow_javascript=True)
 
 
 def apply_style() -> None:

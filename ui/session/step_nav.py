@@ -22,7 +22,7 @@ def navigation() -> Step:
     s = st.session_state
     current = step(s["step"])
     direction = "backward" if current.backward else "forward"
-    st.subheader(
+    st.header(
         f"Step {current.number} of {N_STEPS} · {direction} · node {current.index}: "
         f"{'d' if current.backward else ''}{current.node}"
         + (" and dx" if current.backward and current.index == 1 else "")
