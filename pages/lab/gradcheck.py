@@ -6,10 +6,10 @@ import streamlit as st
 
 from ln_core.bugs import Bug
 from ln_core.gradcheck import TOLERANCES
-from teaching.verdicts import caught, gradient_verdict
+from teaching.verdicts import CANNOT_RESOLVE, FAIL, PASS, caught, gradient_verdict
 from ui.draw.figures import error_vs_step
 from ui.draw.matrix_view import draw_matrix
-from ui.draw.tables import CHECK_COLUMNS, check_frame
+from ui.draw.tables import CHECK_COLUMNS, check_frame, numbers_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.entry.picker import pick_vector
@@ -75,23 +75,41 @@ def step_sweep(index: tuple[int, ...]) -> None:
         st.plotly_chart(error_vs_step(sweep), width="stretch")
 
 
+# The outcome of injecting a bug, in the words of a catch: the check failing is the good news.
+OUTCOME = {PASS: "caught", FAIL: "missed", CANNOT_RESOLVE: "cannot tell"}
+OUTCOME_ICON = {
+    PASS: ":material/bug_report:",
+    FAIL: ":material/visibility_off:",
+    CANNOT_RESOLVE: ":material/help:",
+}
+NO_BUG = "none"
+
+
 def break_the_backward(index: tuple[int, ...]) -> None:
     """A known bug injected into the backward, and whether the check catches it."""
     st.header("Break the backward")
-    st.caption("Each choice is a mistake students really make. The check must catch it.")
+    st.caption(
+        "Each choice is a mistake students really make: the check should fail such a backward "
+        "(the bug is caught) and must not pass it (missed)."
+    )
     with stops_on_error():
-        bug = Bug(
-            st.selectbox(
-                "Known bug",
-                [b.value for b in Bug],
-                format_func=lambda b: b.replace("_", " "),
-                **state.bound("bug"),
-            )
+        choice = st.selectbox(
+            "Known bug",
+            [NO_BUG, *(b.value for b in Bug)],
+            format_func=lambda b: (
+                "none: the correct backward" if b == NO_BUG else b.replace("_", " ")
+            ),
+            **state.bound("bug"),
         )
+        if choice == NO_BUG:
+            st.caption("Choose a bug to inject; without one the backward above is the correct one.")
+            return
+        bug = Bug(choice)
         st.info(bug.description)
         inputs = affine_control.applied(state.inputs(), MAX_GROUP)
         errors, tol = compute.bug_check(inputs, bug.value)
         verdict = caught(errors["dx"], tol, inputs.dtype)
+        outcome = OUTCOME[verdict.status]
         cols = st.columns(2)
         cols[0].metric(
             "dx relative error",
@@ -99,12 +117,18 @@ def break_the_backward(index: tuple[int, ...]) -> None:
             help="The buggy backward's dx against central differences: the number the check "
             "judges.",
         )
-        verdict_metric("caught by the check", "yes" if verdict.passed else "NO", verdict, cols[1])
-        if not verdict.passed:
+        cols[1].metric("the check on this bug", outcome, help=verdict.help)
+        cols[1].caption(f"{OUTCOME_ICON[verdict.status]} {outcome.capitalize()}: {verdict.reason}")
+        if verdict.status == FAIL:
             st.warning(bug.caveat or "This bug hides at these inputs.")
-        st.caption("The same bug at other values of eps, on the vector chosen above:")
-        # One vector, not the whole batch: each eps is a full gradient check of its own.
         vector = inputs.vector(index)
+        true_dx, buggy_dx = compute.bug_dx(vector, bug.value)
+        st.caption(
+            "dx entry by entry on the vector chosen above: the correct backward and the buggy one"
+        )
+        numbers_table(pd.DataFrame({"correct dx": true_dx, "buggy dx": buggy_dx}))
+        st.caption("The same bug at other values of eps, on that vector:")
+        # One vector, not the whole batch: each eps is a full gradient check of its own.
         rows = {
             f"eps = {eps:g}": compute.bug_check(vector.with_eps(eps), bug.value)[0]["dx"]
             for eps in EPS_SWEEP
@@ -113,13 +137,13 @@ def break_the_backward(index: tuple[int, ...]) -> None:
             pd.DataFrame(
                 {
                     "dx relative error": [f"{e:.1e}" for e in rows.values()],
-                    "caught": ["yes" if e > tol else "NO" for e in rows.values()],
+                    "the check": ["caught" if e > tol else "missed" for e in rows.values()],
                 },
                 index=list(rows),
             ),
             width="stretch",
         )
-        gap = compute.bug_jacobian_gap(inputs.vector(index), bug.value)
+        gap = compute.bug_jacobian_gap(vector, bug.value)
         draw_matrix(gap, "analytic J minus numerical J: where the bug lives")
 
 

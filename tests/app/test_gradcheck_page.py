@@ -9,8 +9,8 @@ from ln_core.bugs import Bug
 
 
 def _caught(lab) -> tuple[float, str, float]:
-    """(dx error, 'yes'/'NO', tolerance) of the Break-the-backward section."""
-    metric = next(m for m in lab.at.main.metric if m.label == "caught by the check")
+    """(dx error, 'caught'/'missed'/'cannot tell', tolerance) of the Break-the-backward section."""
+    metric = next(m for m in lab.at.main.metric if m.label == "the check on this bug")
     tolerance = float(metric.proto.help.split("passes below ")[1].split(" ")[0])
     return float(lab.metrics()["dx relative error"]), metric.value, tolerance
 
@@ -28,7 +28,7 @@ def test_every_known_bug_is_caught_at_default_inputs(lab):
         shown[bug] = error
         if bug is Bug.EPS_AFTER_SQRT:
             continue  # may hide at eps = 1e-5: checked at eps = 1e-3 below
-        assert caught == "yes", f"{bug.value}: dx error {error:g} not caught"
+        assert caught == "caught", f"{bug.value}: dx error {error:g} not caught"
         assert error > tolerance > correct, (bug.value, error, tolerance, correct)
         assert not lab.warnings(), f"{bug.value}: {lab.warnings()}"
     assert len(set(shown.values())) == len(Bug), f"bugs share a dx error: {shown}"
@@ -40,7 +40,7 @@ def test_eps_after_sqrt_is_caught_at_a_larger_eps(lab):
     lab.run()
     lab.assert_clean()
     error, caught, tolerance = _caught(lab)
-    assert caught == "yes", f"eps_after_sqrt at eps=1e-3: dx error {error:g}, tol {tolerance:g}"
+    assert caught == "caught", f"eps_after_sqrt at eps=1e-3: dx error {error:g}, tol {tolerance:g}"
     assert error > tolerance
     assert not lab.warnings()
 
@@ -67,3 +67,27 @@ def test_gradcheck_step_plot_has_both_dtypes_on_log_axes(lab):
     assert np.nanmin(f64) < 1e-6 < np.nanmin(f32)
     dashed = [s for s in sweep["layout"].get("shapes", []) if s.get("line", {}).get("dash")]
     assert len(dashed) == 2  # the default h of each dtype
+
+
+def test_no_bug_is_chosen_until_the_student_picks_one(lab):
+    lab.open("Gradient check")
+    lab.assert_clean()
+    assert lab.at.main.selectbox(key="w_bug_").value == "none"
+    assert "the check on this bug" not in lab.metrics()
+    assert lab.link()["bug"] == "none"
+
+
+def test_the_outcome_reads_as_a_catch_with_the_buggy_dx_beside_the_true_one(lab):
+    lab.open("Gradient check")
+    lab.at.main.selectbox(key="w_bug_").set_value(Bug.FORGET_GAMMA.value)
+    lab.run()
+    lab.assert_clean()
+    assert lab.metrics()["the check on this bug"] == "caught"
+    captions = [c.value for c in lab.at.main.caption]
+    assert [c for c in captions if c.startswith(":material/bug_report: Caught: ")], captions
+    assert not [c for c in captions if "Pass:" in c and "fails it" in c], "a pass mark on a catch"
+    (frame,) = [
+        f for f in lab.at.main.dataframe if list(f.value.columns) == ["correct dx", "buggy dx"]
+    ]
+    values = frame.value.to_numpy()
+    assert values.shape == (lab.state["d"], 2) and not np.allclose(values[:, 0], values[:, 1])

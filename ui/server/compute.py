@@ -193,3 +193,10 @@ def dx_sum(inputs: Inputs) -> ln_core.DxSum:
     """Σ dx over each vector of the inputs, and its size next to dx."""
     cache, grads = forward_backward(inputs)
     return ln_core.dx_sum(grads, cache)
+
+
+@cached(32, 8)
+def bug_dx(vector: Inputs, bug: str) -> tuple[np.ndarray, np.ndarray]:
+    """One vector's dx from the correct backward and from the backward with `bug`: (D,) each."""
+    cache, grads = forward_backward(vector)
+    return grads.dx, ln_core.buggy_backward(vector.dout, cache, bug).dx

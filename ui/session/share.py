@@ -70,7 +70,7 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "presenter": ("presenter", _flag),
     "quiz": ("quiz", _flag),
     "paths": ("jacobian_paths", _flag),
-    "bug": ("bug", _choice([bug.value for bug in Bug])),
+    "bug": ("bug", _choice(["none", *(bug.value for bug in Bug)])),
     "affine": ("affine", _choice(AFFINE)),
     "per": ("per", _choice(PER)),
 }

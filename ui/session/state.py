@@ -79,7 +79,7 @@ SCHEMA: dict[str, Key] = {
     "view_b": Key(0, _P, "the chosen row, or batch element"),
     "view_t": Key(0, _P, "the chosen token of a batch element"),
     "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page"),
-    "bug": Key("drop_variance_path", _P, "the gradient check's chosen bug (a Bug's value)"),
+    "bug": Key("none", _P, "the gradient check's injected bug: a Bug's value, or none"),
     "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths"),
     "audit_document": Key("000", _P, "the audit document whose formulas are unfolded"),
     "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.entry.inputs.AFFINE)"),
