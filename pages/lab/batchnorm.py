@@ -51,6 +51,10 @@ def normalized() -> None:
             boxes="columns" if norm == "batch" else "rows",
         )
         st.plotly_chart(fig, width="stretch")
+        st.caption(
+            "Read: red entries are positive, blue negative; each black box is one group whose "
+            "mean and variance are taken (rows for LayerNorm and RMSNorm, columns for BatchNorm)."
+        )
 
         if norm == "rms":
             cache, grads = compute.rms(batch)
@@ -81,6 +85,10 @@ def normalized() -> None:
                 heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
                 width="stretch",
             )
+        st.caption(
+            "Read: the output (left) and dx (right) entry by entry, red positive, blue negative; "
+            "compare which axis their patterns run along as you switch normalization."
+        )
     share.write_link()  # the chosen normalization is part of the link
 
 
@@ -108,3 +116,8 @@ with stops_on_error():
         {"LayerNorm dx": layer, "BatchNorm dx": comparison.direct.dx}, "dx entries"
     )
     st.plotly_chart(histograms, width="stretch")
+    st.caption(
+        "Read: how the entries of dx spread, LayerNorm's (blue, plain) over BatchNorm's "
+        "(orange, hatched). Normalizing over another axis sends the gradient elsewhere: the two "
+        "shapes differ even though x and dout are the same."
+    )

@@ -73,6 +73,11 @@ def step_sweep(index: tuple[int, ...]) -> None:
         )
         sweep = compute.step_sweep(state.inputs("float64").vector(index))
         st.plotly_chart(error_vs_step(sweep), width="stretch")
+        st.caption(
+            "Read: each curve is a V. Its bottom is the best step for that dtype; the dashed line "
+            "is the step the check uses, which should sit near the bottom. float64 (blue "
+            "circles) reaches far smaller errors than float32 (orange squares)."
+        )
 
 
 # The outcome of injecting a bug, in the words of a catch: the check failing is the good news.

@@ -6,7 +6,7 @@ from teaching.glossary import meaning
 from teaching.jacobian_verdicts import jacobian_verdicts
 from teaching.quiz import PAGE_QUESTIONS, Vector
 from ui.draw.figures import eigenvalues
-from ui.draw.matrix_view import draw_matrix
+from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.entry.picker import pick_vector
@@ -41,21 +41,29 @@ def one_vector() -> None:
         )
         if show_parts:
             parts = compute.jacobian_parts(vector)
-            columns = st.columns(4)
-            for column, (title, matrix) in zip(
-                columns,
-                [
-                    ("direct", parts.direct),
-                    ("through the mean", parts.through_mean),
-                    ("through the variance", parts.through_variance),
-                    ("sum = J", parts.total),
-                ],
-                strict=True,
-            ):
+            panels = [
+                ("direct", parts.direct),
+                ("through the mean", parts.through_mean),
+                ("through the variance", parts.through_variance),
+                ("sum = J", parts.total),
+            ]
+            # One colour scale for the four panels, so a weak path looks weak.
+            limit = shared_limit([matrix for _, matrix in panels])
+            for column, (title, matrix) in zip(st.columns(4), panels, strict=True):
                 with column:
-                    draw_matrix(matrix, title, height=320)
+                    draw_matrix(matrix, title, height=340, limit=limit)
+            st.caption(
+                f"One colour scale for all four, from -{limit:.3g} (blue) through 0 (white) to "
+                f"+{limit:.3g} (red): the paler a panel, the less that path moves the outputs. "
+                "Read across: the three paths add up, entry by entry, to J."
+            )
         else:
             draw_matrix(facts.jacobian, "J = dy/dx")
+            st.caption(
+                "Read: row i is how output y_i moves as each input x_j moves (red up, blue down, "
+                "white not at all). Every input moves every output: no entry is white except by "
+                "chance."
+            )
 
         st.header("What J must satisfy, computed live")
         verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
@@ -80,6 +88,11 @@ def one_vector() -> None:
             )
         st.plotly_chart(
             eigenvalues(facts.eigenvalues, facts.predicted_eigenvalues), width="stretch"
+        )
+        st.caption(
+            "Read: each circle is one eigenvalue of J, smallest first. Look for the 0 at the left "
+            "(a shift of x, the ones vector, moves nothing) and, with uniform gamma, D - 2 equal "
+            "values gamma/sigma on the right; crosses mark the prediction when there is one."
         )
 
         st.header("Think it through")

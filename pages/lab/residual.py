@@ -45,6 +45,10 @@ with stops_on_error():
         "dx (sum)": grads.dx[index],
     }
     st.plotly_chart(grouped_bars(parts, "feature j", "gradient"), width="stretch")
+    st.caption(
+        "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
+        "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."
+    )
     st.dataframe(pd.DataFrame({k: v.reshape(-1) for k, v in parts.items()}).T, width="stretch")
     if inputs.x.ndim > 1:
         st.plotly_chart(
@@ -56,6 +60,10 @@ with stops_on_error():
                 height=300,
             ),
             width="stretch",
+        )
+        st.caption(
+            "Read: red where the path through F raises the loss as x grows, blue where it "
+            "lowers it, white where F passes nothing back."
         )
     with st.expander("z = x + F(x) and dz"):
         st.dataframe(vectors_frame(cache.z[index]), width="stretch")

@@ -85,7 +85,8 @@ PATH: tuple[Stop, ...] = (
         "residual",
         "LayerNorm inside a post-LN residual block: x's gradient along two paths.",
         (
-            "Compare the two bars of each feature: the skip hands dz straight back.",
+            "Compare the three bars of each feature: the skip hands dz straight back, F adds its "
+            "share, and dx is their sum.",
             "Change the seed to draw another sublayer F.",
         ),
     ),
