@@ -193,6 +193,16 @@ Cache = staged_cache_class(
 )
 
 
+def _position(which: tuple[int, ...], trailing: bool) -> str:
+    """Where a group sits, in words: "in row 2", "at batch element 0, token 1", "number 3"."""
+    if not trailing:
+        return f"number {which[-1]}"
+    if len(which) == 1:
+        return f"in row {which[0]}"
+    names = ("at batch element", "token")
+    return ", ".join(f"{name} {i}" for name, i in zip(names, which, strict=True))
+
+
 def _check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     """sve >= eps, so it can only be 0 when eps = 0 (or rounds to 0) and a variance is 0."""
     zero = sve == 0
@@ -204,7 +214,7 @@ def _check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
         trailing = axis == tuple(range(-len(axis), 0))
         group = "vector" if trailing else "feature (normalized over the batch)"
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
-        where = f"The {group} at index {which}" if which else f"The {group}"
+        where = f"The {group} {_position(which, trailing)}" if which else f"The {group}"
         raise ValueError(
             f"{where} has zero variance (its entries are all equal, or so "
             f"close that their squared differences round to 0) and {eps_text}, so "

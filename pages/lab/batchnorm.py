@@ -7,6 +7,7 @@ from teaching.verdicts import rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
+from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import share, state
 
@@ -18,6 +19,7 @@ NORMS = {
 }
 
 st.title("LayerNorm vs BatchNorm")
+glossary_expander(("staged", "broadcast"), title="Words on this page")
 st.markdown(
     "The ten nodes do not care which axis they average over. LayerNorm averages each row of "
     "the N x D input over its features; BatchNorm averages each column over the batch, so "

@@ -13,6 +13,7 @@ from ui.draw.tables import CHECK_COLUMNS, check_frame, numbers_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.entry.picker import pick_vector
+from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import affine_control, share, state
 
@@ -20,6 +21,7 @@ s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
 
 st.title("Gradient check")
+glossary_expander(("staged",), title="Words on this page")
 st.markdown(
     "A central difference $\\frac{L(x + h) - L(x - h)}{2h}$ needs only the forward pass, so "
     "it is an independent witness for the backward pass. The loss is "

@@ -11,12 +11,14 @@ from ui.draw.tables import vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.entry.picker import pick_vector
+from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import state
 
 s = st.session_state
 
 st.title("Residual block (post-LN)")
+glossary_expander(("post-LN", "staged"), title="Words on this page")
 st.markdown(
     "In a post-LN transformer layer the sublayer's output is added to its input and the sum is "
     "normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small sublayer "

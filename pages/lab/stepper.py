@@ -6,15 +6,17 @@ then how it was computed and its numerical check; the last step ends with dx, dg
 
 import streamlit as st
 
+from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
 from ui.draw import step_view
 from ui.draw.result_panel import result_panel
-from ui.entry.errors import stops_on_error
+from ui.entry.errors import shown_errors
+from ui.entry.inputs import Inputs
 from ui.entry.picker import pick_vector
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
-from ui.lesson.steps import N_STEPS
+from ui.lesson.steps import N_STEPS, Step
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state, step_nav
 
@@ -34,10 +36,15 @@ def stepper() -> None:
     share.write_link()
     current = step_nav.navigation()
     presenter.keyboard()
-    with stops_on_error():
+    # An error ends this step only: the guide at the foot of the page stays.
+    with shown_errors():
         layer = state.inputs()
         inputs = affine_control.applied(layer)
-        cache, grads = compute.forward_backward(inputs)
+        try:
+            cache, grads = compute.forward_backward(inputs)
+        except ValueError as err:
+            undefined_output(current, inputs, err)
+            return
         # On a 1024 x 768 projector one screen holds the step: the current node's part of the
         # graph beside its line and its value, the switches below. Elsewhere the whole graph
         # comes straight after the navigation, then the switches, then the step.
@@ -89,10 +96,33 @@ def stepper() -> None:
                 result_panel(inputs, index)
 
 
+def undefined_output(current: Step, inputs: Inputs, err: ValueError) -> None:
+    """Inputs without a defined output (a constant vector and eps = 0): steps 1 to 5 are still
+    defined and shown; the reason is said once (in the sidebar when it is on screen)."""
+    sidebar_shown = "controls" not in s["hidden"] and (not s["presenter"] or s["presenter_sidebar"])
+    defined = not current.backward and current.node in BEFORE_THE_ROOT
+    if defined:
+        step_view.before_the_root(current, compute.nodes_before_the_root(inputs))
+    if sidebar_shown:
+        st.info(
+            (
+                "These steps are defined; from step 6 (sqrt_sve) on they are not"
+                if defined
+                else "This step is not defined for these inputs"
+            )
+            + ": the message under eps in the sidebar says why.",
+            icon=":material/info:",
+        )
+    else:
+        st.error(str(err), icon=":material/error:")
+
+
 stepper()
 with introduction or st.container():
     st.caption(
         "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on the "
         "way back, with the local derivative it uses and a numerical check of every gradient."
     )
-    glossary_expander((*NODE_NAMES, "x", "gamma", "beta", "eps", "dout"))
+    glossary_expander(
+        (*NODE_NAMES, "x", "gamma", "beta", "eps", "dout", "keepdims", "broadcast", "staged")
+    )

@@ -34,7 +34,7 @@ def test_the_three_paths_share_one_symmetric_colour_scale(lab):
     assert len(maps) == 4
     scales = {(m["data"][0]["zmin"], m["data"][0]["zmax"]) for m in maps}
     assert len(scales) == 1, scales
-    (low, high), = scales
+    ((low, high),) = scales
     assert low == -high and high > 0
     assert all(m["data"][0]["zmid"] == 0 for m in maps)
     # Titles stand above the axis titles on top: room for both.

@@ -27,3 +27,20 @@ def test_a_zero_gradient_has_a_zero_relative_sum():
     cache = forward(np.arange(4.0), np.ones(4), np.zeros(4), 1e-5)
     result = dx_sum(backward(np.zeros(4), cache), cache)
     assert result.relative == 0.0
+
+
+def test_the_nodes_before_the_root_stay_defined_for_a_constant_vector_without_eps():
+    from ln_core.defined_nodes import BEFORE_THE_ROOT, nodes_before_the_root
+
+    x = np.full((2, 4), 3.0)
+    with pytest.raises(ValueError, match="zero variance"):
+        forward(x, np.ones(4), np.zeros(4), 0.0)
+    nodes = nodes_before_the_root(x, np.ones(4), np.zeros(4), 0.0)
+    assert tuple(nodes) == BEFORE_THE_ROOT
+    np.testing.assert_array_equal(nodes["sample_mean"], np.full((2, 1), 3.0))
+    np.testing.assert_array_equal(nodes["sve"], np.zeros((2, 1)))
+    # Where the output is defined, they are forward()'s own nodes.
+    y = np.arange(8.0).reshape(2, 4)
+    cache = forward(y, np.ones(4), np.zeros(4), 1e-5)
+    for name, value in nodes_before_the_root(y, np.ones(4), np.zeros(4), 1e-5).items():
+        np.testing.assert_array_equal(value, getattr(cache, name))

@@ -64,6 +64,15 @@ def lines(
                 st.caption(BACKWARD_NOTE[node])
 
 
+def before_the_root(current: Step, nodes: dict[str, np.ndarray]) -> None:
+    """A forward step that stays defined when the output is not: its line and every vector's
+    value (`nodes`: ln_core's nodes_before_the_root)."""
+    node = current.node
+    st.caption(f"`{node}`: {meaning(node)}.")
+    st.latex(FORWARD[node])
+    table(nodes[node], f"{node}: shape {nodes[node].shape}")
+
+
 def table(array: np.ndarray, caption: str) -> None:
     """An array as one row per vector, under a caption naming it."""
     st.caption(caption)

@@ -34,7 +34,9 @@ def number_field(
         s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
         typed, reason = problem
         shown = format_number(s[key])
-        st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
+        # A reason that quotes the text ("holds “abc”, ...") needs it only once.
+        said = f"{label} {reason}" if reason.startswith("holds ") else f"{label}: {typed} {reason}"
+        st.error(f"{said}. It stays {shown}.", icon=":material/error:")
 
 
 def whole_field(

@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 import ln_core
+from ln_core.defined_nodes import nodes_before_the_root as nodes_before_the_root_of
 from ln_core.gradcheck import compare
 from teaching.upstream import squared_error_gradient
 from ui.entry.inputs import Inputs
@@ -200,3 +201,11 @@ def bug_dx(vector: Inputs, bug: str) -> tuple[np.ndarray, np.ndarray]:
     """One vector's dx from the correct backward and from the backward with `bug`: (D,) each."""
     cache, grads = forward_backward(vector)
     return grads.dx, ln_core.buggy_backward(vector.dout, cache, bug).dx
+
+
+@cached(16, 8)
+def nodes_before_the_root(inputs: Inputs) -> dict[str, np.ndarray]:
+    """Nodes 1..5 (sample_mean to sve), defined even where the output is not."""
+    return nodes_before_the_root_of(
+        inputs.x, inputs.layer_gamma, inputs.layer_beta, inputs.eps, inputs.axis
+    )
