@@ -286,7 +286,6 @@ def _give_csv(lab, source: str, text: str) -> None:
         lab.at.text_area(key="csv_text").input(text)
     else:
         lab.at.file_uploader(key="csv_file").upload("x.csv", text.encode(), "text/csv")
-    lab.run()
     lab.click(CSV_BUTTON)
 
 

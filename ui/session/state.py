@@ -235,6 +235,23 @@ def load_csv(data: str | bytes) -> None:
         st.session_state["csv_error"] = str(err)
 
 
+def load_csv_fields() -> None:
+    """The CSV form's callback: the uploaded file if there is one, else the pasted text."""
+    s = st.session_state
+    uploaded = s.get("csv_file")
+    if uploaded is None and not (s.get("csv_text") or "").strip():
+        s["csv_error"] = "Paste CSV into the box or choose a file first."
+        return
+    load_csv(uploaded.getvalue() if uploaded is not None else s["csv_text"])
+
+
+def plain_affine() -> None:
+    """Button callback: gamma = 1 and beta = 0 for every feature (the output is normalized_x)."""
+    s = st.session_state
+    s["gamma"], s["beta"] = np.ones_like(s["gamma"]), np.zeros_like(s["beta"])
+    bump_editors()
+
+
 def upstream_gradient() -> np.ndarray:
     """dout for the chosen upstream kind, float64, x's shape. Raises ValueError when undefined."""
     s = st.session_state
