@@ -1,13 +1,20 @@
 """LayerNorm Lab: the entrypoint. Shared state and sidebar, the link, then the chosen page."""
 
+from pathlib import Path
+
 import streamlit as st
 
-import ui.server.server_memory  # first: the allocator settings that let the server give memory back
+# First: what a browser's messages may change (before any session runs), and the allocator
+# settings that let the server give memory back (before the heavy libraries).
+import ui.server.browser_messages
+import ui.server.server_memory
 import ui.server.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
 from ui.lesson import guide
 from ui.session import presenter, reconnect, share, sidebar, state
 
-st.set_page_config(page_title="LayerNorm Lab", page_icon=":material/functions:", layout="wide")
+# The icon is a file served by this server: a Material or emoji icon is fetched from a CDN.
+FAVICON = Path(__file__).parent / "assets" / "favicon.png"
+st.set_page_config(page_title="LayerNorm Lab", page_icon=str(FAVICON), layout="wide")
 
 # Page scripts sit one folder below pages/: Streamlit runs top-level pages/*.py on their own
 # (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,
@@ -19,6 +26,7 @@ PAGES = [
     st.Page("pages/lab/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
     st.Page("pages/lab/gradcheck.py", title="Gradient check", icon=":material/rule:"),
     st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
+    st.Page("pages/lab/derive.py", title="Check your derivation", icon=":material/edit_note:"),
     st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
     st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
     st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),
@@ -36,7 +44,7 @@ st.set_page_config(page_title=f"{page.title} · LayerNorm Lab")
 presenter.apply_style()
 presenter.skip_link()
 if "controls" not in hidden:
-    sidebar.draw()
+    sidebar.draw(page.url_path)
 share.show_link_problems()
 share.write_link()
 reconnect.keep_view(page)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create (or reuse) .venv, install the dev requirements, lint, and run every test.
+# Create (or reuse) .venv, install the dev requirements, lint (code and imports), and run every test.
 set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv
@@ -8,4 +8,6 @@ python3 -m venv .venv
 # axe-core for the accessibility tests, from npm at a pinned version (skipped without npm; CI
 # installs npm and a missing axe-core fails there).
 if command -v npm >/dev/null; then tests/browser/install_axe.sh; fi
+# The import contracts (pyproject.toml, [tool.importlinter]): layers, no cycles, pure core.
+.venv/bin/lint-imports
 exec .venv/bin/python -m pytest "$@"

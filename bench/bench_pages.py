@@ -7,36 +7,29 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from bench.chromium import CHROMIUM, CHROMIUM_ARGS
 from bench.lab_pages import lab_pages
+from bench.local_server import LocalServer
 from bench.results import ms, table, write_result, yes_no
+from deploy.processes import HOST
 from ln_core.bugs import Bug
+from teaching.steps import N_STEPS
 from ui.entry.limits import SIDEBAR
-from ui.lesson.steps import N_STEPS
 from ui.server.caps import CAPS
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 3
 TARGET_S = 1.0
 Action = Callable[[AppTest], None]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-quic",
-    "--no-first-run",
-]
 
 
 def _state(**values) -> Action:
@@ -66,6 +59,13 @@ MODES: dict[str, dict[str, Action]] = {
     "jacobian": {"J": _state(), "three paths": _toggle("Show the three paths")},
     "gradcheck": {f"bug {b.value}": _state(bug=b.value) for b in Bug},
     "batchnorm": {f"{k}": _state(norm_kind=k) for k in ("layer", "batch", "rms")},
+    "derive": {
+        "a right dx": _state(),
+        "a wrong dx (every known mistake tried)": _state(
+            derive_formula="1/(σ+ε) (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))"
+        ),
+        "the longest formula (199 parts)": _state(derive_formula=" + ".join(["x̂ dy"] * 50)),
+    },
 }
 
 
@@ -119,45 +119,24 @@ def first_paint(pages: list[str]) -> dict[str, list[float]]:
     """Seconds from navigation to the end of the page's first script run, in Chromium."""
     from playwright.sync_api import sync_playwright
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "ui.server.launch", "--server.port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.25)
-        seconds: dict[str, list[float]] = {page: [] for page in pages}
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-            )
-            for _ in range(3):
-                for page in pages:
-                    context = browser.new_context(viewport={"width": 1440, "height": 900})
-                    tab = context.new_page()
-                    start = time.perf_counter()
-                    tab.goto(f"{url}/{page}")
-                    tab.wait_for_selector(
-                        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000
-                    )
-                    tab.wait_for_selector('[data-testid="stMain"] h1, [data-testid="stMain"] h3')
-                    seconds[page].append(time.perf_counter() - start)
-                    context.close()
-            browser.close()
-        return seconds
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    seconds: dict[str, list[float]] = {page: [] for page in pages}
+    with LocalServer(launcher=True) as server, sync_playwright() as playwright:
+        url = f"http://{HOST}:{server.port}"
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for _ in range(3):
+            for page in pages:
+                context = browser.new_context(viewport={"width": 1440, "height": 900})
+                tab = context.new_page()
+                start = time.perf_counter()
+                tab.goto(f"{url}/{page}")
+                tab.wait_for_selector(
+                    '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000
+                )
+                tab.wait_for_selector('[data-testid="stMain"] h1, [data-testid="stMain"] h3')
+                seconds[page].append(time.perf_counter() - start)
+                context.close()
+        browser.close()
+    return seconds
 
 
 def _size(controls: dict[str, int | str]) -> str:

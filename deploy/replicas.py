@@ -8,6 +8,9 @@ browser to the same process: HAProxy (Debian's package) sets a cookie naming the
 first response, and the page, its websocket, its downloads and its reconnects all carry it.
 The processes share one cookie secret, so a browser moved to another process (its own process
 stopped) is still accepted there, with fresh state.
+
+An app process that dies is started again on its port (`revive`, every REVIVE_S seconds while
+the replicas run): HAProxy's health check sees it answer and sends browsers to it again.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from deploy.processes import free_port, healthy, stop
 ROOT = Path(__file__).resolve().parents[1]
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 COOKIE = "lnlab_replica"
+REVIVE_S = 1.0  # how often a running set of replicas looks for a process that died
 
 
 def haproxy_config(address: str, port: int, app_ports: list[int]) -> str:
@@ -116,6 +120,16 @@ class Replicas:
         # Streamlit takes its cookie secret only from its config or the environment.
         return self._spawn(command, f"app{index}", {"STREAMLIT_SERVER_COOKIE_SECRET": self._secret})
 
+    def revive(self) -> list[int]:
+        """Start again every app process that has exited; returns their indexes.
+
+        Does not wait for them: the balancer's health check takes them back once they answer.
+        """
+        dead = [i for i, proc in enumerate(self.apps) if proc.poll() is not None]
+        for index in dead:
+            self.apps[index] = self._start_app(index)
+        return dead
+
     def restart(self, index: int) -> None:
         """Stop one app process and start it again on its port, as after a crash."""
         stop(self.apps[index])
@@ -180,8 +194,10 @@ def main(argv: list[str] | None = None) -> None:
         )
         # Blocked only now: the processes started above must keep their own signal handling.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        stopped = signal.sigwait({signal.SIGINT, signal.SIGTERM})
-        print(f"stopping ({signal.Signals(stopped).name})")
+        while (stopped := signal.sigtimedwait({signal.SIGINT, signal.SIGTERM}, REVIVE_S)) is None:
+            for index in replicas.revive():
+                print(f"app{index} had stopped: started again on its port", flush=True)
+        print(f"stopping ({signal.Signals(stopped.si_signo).name})")
 
 
 if __name__ == "__main__":

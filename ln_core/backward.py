@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ln_core.forward import Cache, StagedCache
-from ln_core.validation import check_dout, numeric_guard
+from ln_core.forward import Cache
+from ln_core.staged import StagedCache
+from ln_core.validation import check_dout, check_representable
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         # A node reduced over `axis` was broadcast back in later lines, so its gradient sums.
         return np.sum(a, axis=axis, keepdims=True)
 
-    with numeric_guard("The backward pass"):
+    # Overflow is let through and looked for below, so the refusal names the gradient node.
+    with np.errstate(all="ignore"):
         # 10  out = gx + beta          (dbeta below, with dgamma)
         dgx = dout
 
@@ -139,7 +141,7 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         dx_via_sample_mean = np.ones_like(cache.x) / n * dsample_mean
         dx = dx_via_x_sm + dx_via_sample_mean
 
-    return StagedGrads(
+    grads = StagedGrads(
         dx=dx,
         dgamma=dgamma,
         dbeta=dbeta,
@@ -158,3 +160,12 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         dx_via_x_sm=dx_via_x_sm,
         dx_via_sample_mean=dx_via_sample_mean,
     )
+    # The node gradients (StagedGrads' own fields, in the order computed), then the results.
+    order = [f.name for f in fields(StagedGrads)[3:]] + ["dx", "dgamma", "dbeta"]
+    check_representable(
+        "The staged backward pass",
+        ((name, getattr(grads, name)) for name in order),
+        "The closed form never forms the node gradients "
+        "(ln_core.layernorm_closed_form); or scale dout down.",
+    )
+    return grads

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.agreement import agreement, output_agreement
 from ln_core.backward import Grads, backward, param_grads
-from ln_core.forward import LINES, forward, run_lines
+from ln_core.forward import forward, run_nodes
 from ln_core.gradcheck import compare, rel_error
 from ln_core.validation import (
     check_dout,
@@ -21,6 +22,7 @@ from ln_core.validation import (
     check_params,
     numeric_guard,
 )
+from ln_core.verdict import Judgement
 
 
 @dataclass(frozen=True)
@@ -37,12 +39,14 @@ class BatchNormResult(Grads):
 class BNComparison:
     """BatchNorm computed directly (forward/backward with axis=0) and via the transpose.
 
-    errors: rel_error of the two for "out", "dx", "dgamma" and "dbeta".
+    errors: rel_error of the two for "out", "dx", "dgamma" and "dbeta"; judgements: the two
+    judged against their rounding (ln_core.agreement), for the same keys.
     """
 
     direct: BatchNormResult
     via_transpose: BatchNormResult
     errors: dict[str, float]
+    judgements: dict[str, Judgement]
 
     @property
     def max_error(self) -> float:
@@ -82,9 +86,9 @@ def batchnorm_via_transpose(
         ) from None
     normalized_x = np.moveaxis(unit.normalized_x, -1, 0)
     with numeric_guard("BatchNorm's gamma and beta"):
-        # The graph's last two lines (gx, out), per feature, outside the transpose.
+        # The graph's last two nodes (gx, out), per feature, outside the transpose.
         values = {"normalized_x": normalized_x, "gamma": gamma, "beta": beta}
-        out = run_lines(LINES[-2:], values, (-1,), eps)["out"]
+        out = run_nodes(values, (-1,), eps, after="normalized_x")["out"]
         # gamma sits outside the transposed LayerNorm, so its factor is applied before entering.
         dnormalized_x = dout if gamma is None else dout * gamma
     dx = np.moveaxis(backward(np.moveaxis(dnormalized_x, 0, -1), unit).dx, -1, 0)
@@ -111,4 +115,8 @@ def compare_bn_ln(
         direct=direct,
         via_transpose=via_transpose,
         errors={"out": rel_error(direct.out, via_transpose.out), **compare(direct, via_transpose)},
+        judgements={
+            "out": output_agreement(cache, direct.out, via_transpose.out),
+            **agreement(cache, grads.dout, direct, via_transpose, own_forward=True),
+        },
     )

@@ -20,10 +20,13 @@ import numpy as np
 from ln_core.backward import Grads, times_gamma
 from ln_core.closed_form import PathTerms, closed_form_backward, dx_path_terms
 from ln_core.forward import Cache, forward
-from ln_core.gradcheck import default_h
+from ln_core.gradcheck import GradientCheck, default_h
 from ln_core.jacobian import one_vector
 from ln_core.numerical import check_h, perturbed_copies
 from ln_core.validation import check_dout, numeric_guard, param_shape
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, Judgement, judge
+
+CAUGHT, MISSED, CANNOT_TELL = "caught", "missed", "cannot tell here"
 
 
 class Bug(Enum):
@@ -138,6 +141,58 @@ def buggy_backward(dout: np.ndarray, cache: Cache, bug: Bug | str) -> Grads:
             parts.dout * parts.gamma, parts.normalized_x, parts.inv_sqrt_sve, cache.axis
         )
         return replace(correct, dx=recipe.terms(terms, cache).total)
+
+
+@dataclass(frozen=True)
+class BugCheck:
+    """A buggy dx put through a gradient check, judged by the check's own rule and bounds.
+
+    dx: the buggy dx; true_dx: the correct backward's; numerical_dx: central differences;
+    bound: the check's bound per entry (all x's shape). judgement: the buggy dx against the
+    central difference (the check's verdict on it); change: the buggy dx against the correct
+    one, judged with the same bounds (FAIL there means the bug changes dx by more than the
+    check's bound somewhere, so it is measurable).
+    """
+
+    bug: Bug
+    dx: np.ndarray
+    true_dx: np.ndarray
+    numerical_dx: np.ndarray
+    bound: np.ndarray
+    judgement: Judgement
+    change: Judgement
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """|buggy dx - numerical dx| per entry, float64 (x's shape)."""
+        return np.abs(self.dx.astype(np.float64) - self.numerical_dx)
+
+    @property
+    def outcome(self) -> str:
+        """CAUGHT when the check fails the buggy dx; CANNOT_TELL when the bug changes dx by
+        less than the check's bound everywhere (nothing measurable), or when the check cannot
+        resolve dx at all; MISSED otherwise (a measurable change that the check passes)."""
+        if self.judgement.status == FAIL:
+            return CAUGHT
+        if self.change.status != FAIL or self.judgement.status == CANNOT_RESOLVE:
+            return CANNOT_TELL
+        return MISSED
+
+
+def check_bug(check: GradientCheck, dout: np.ndarray, cache: Cache, bug: Bug | str) -> BugCheck:
+    """The buggy backward on the inputs of `check` (cache: their forward pass, dout: x's
+    shape), judged against the same central differences with the same bounds."""
+    bug = _as_bug(bug)
+    buggy = buggy_backward(dout, cache, bug).dx
+    return BugCheck(
+        bug=bug,
+        dx=buggy,
+        true_dx=check.analytic.dx,
+        numerical_dx=check.numerical.dx,
+        bound=check.bounds["dx"],
+        judgement=check.judgement("backward", "dx", buggy),
+        change=judge(buggy, check.analytic.dx, check.bounds["dx"]),
+    )
 
 
 BackwardFn = Callable[[np.ndarray, Cache], Grads]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ln_core.forward import LINES, NODE_NAMES, run_lines
-from ln_core.validation import check_axis, check_eps, check_input_x, check_params, numeric_guard
+from ln_core.forward import NODE_NAMES, run_nodes
+from ln_core.validation import check_eps, check_input_x, check_params, numeric_guard, resolve_axis
 
 # Nodes 1..5: everything up to and including sve.
 BEFORE_THE_ROOT = NODE_NAMES[: NODE_NAMES.index("sve") + 1]
@@ -20,17 +20,15 @@ def nodes_before_the_root(
     gamma: np.ndarray | None,
     beta: np.ndarray | None,
     eps: float,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> dict[str, np.ndarray]:
     """sample_mean, x_sm, sq_xsm, sample_var, sve for these inputs (each with forward()'s
     shape), computed whatever the variance. Raises ValueError on inputs forward() refuses for
     another reason (a non-finite x, a wrong shape)."""
     x = check_input_x(x)
     eps = check_eps(eps)
-    axis = check_axis(axis, x.ndim)
+    axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
     with numeric_guard("The forward pass"):
-        values = run_lines(
-            LINES, {"x": x, "gamma": gamma, "beta": beta}, axis, eps, stop=len(BEFORE_THE_ROOT)
-        )
+        values = run_nodes({"x": x, "gamma": gamma, "beta": beta}, axis, eps, through="sve")
     return {name: values[name] for name in BEFORE_THE_ROOT}

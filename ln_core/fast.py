@@ -38,13 +38,14 @@ from queue import Empty, SimpleQueue
 
 import numpy as np
 
+from ln_core.closed_form import as_half, closed_form_checked
 from ln_core.validation import (
-    check_axis,
     check_dout,
     check_eps,
     check_input_x,
     check_params,
     numeric_guard,
+    resolve_axis,
 )
 
 # Bytes of one (block_rows, D) array. On (32, 128, 768) float32 with two threads, blocks of
@@ -120,6 +121,7 @@ def _work(p: _Problem) -> None:
     buffer_rows = min(p.block_rows, p.x.shape[0])
     xc_buffer, s_buffer, work_buffer = (np.empty((buffer_rows, d), dtype) for _ in range(3))
     ones_rows, ones_d = np.ones(buffer_rows, dtype), np.ones(d, dtype)
+    low, high = _safe_range(dtype)
     # The guard is per thread: NumPy's error state does not carry over into pool threads.
     with numeric_guard("The fused LayerNorm forward and backward"):
         while (index := _claim(p.todo)) is not None:
@@ -129,9 +131,15 @@ def _work(p: _Problem) -> None:
             xc, s_gamma, work = xc_buffer[:n], s_buffer[:n], work_buffer[:n]
             # np.dot, not @: NumPy's matmul keeps the GIL for a single matrix-vector product,
             # which would make the two threads take turns.
-            np.subtract(x, (_row_dot(x, ones_d) / d)[:, None], out=xc)
-            np.multiply(xc, xc, out=work)
-            s = 1.0 / np.sqrt(_row_dot(work, ones_d) / d + p.eps)
+            with np.errstate(all="ignore"):  # out-of-range rows are looked for just below
+                np.subtract(x, (_row_dot(x, ones_d) / d)[:, None], out=xc)
+                np.multiply(xc, xc, out=work)
+                var = _row_dot(work, ones_d) / d
+                sve = var + p.eps
+            if not np.all((sve >= low) & (var <= high)):  # (NaN fails both)
+                _closed_form_block(p, index)
+                continue
+            s = 1.0 / np.sqrt(sve)
             # A k = 1 matrix product: BLAS writes the outer product twice as fast as
             # multiply() broadcasting one value per row.
             np.dot(s[:, None], p.gamma[None, :], out=s_gamma)
@@ -150,6 +158,29 @@ def _work(p: _Problem) -> None:
             dx += (s * sum_g / d)[:, None]
             np.multiply(dout, s_gamma, out=work)
             np.subtract(work, dx, out=dx)
+
+
+def _safe_range(dtype: np.dtype) -> tuple[np.floating, np.floating]:
+    """Bounds on var + eps (low) and var (high) within which a block runs as written.
+
+    With 2**-m <= var + eps and var <= 2**m, m = half the dtype's exponent range, no square,
+    no s = 1/sqrt(var + eps) and no s**3 * sum(g * xc) leaves the range, and no variance has
+    lost digits to underflow. Rows outside (huge x, tiny spreads) take the closed form, which
+    rescales before squaring.
+    """
+    m = np.finfo(dtype).maxexp // 2
+    one = dtype.type(1)
+    return np.ldexp(one, -m), np.ldexp(one, m)
+
+
+def _closed_form_block(p: _Problem, index: int) -> None:
+    """Block `index` by the rescaling closed form: its rows of out and dx, its partial sums."""
+    block = slice(index * p.block_rows, (index + 1) * p.block_rows)
+    dout = p.dout[block]
+    result = closed_form_checked(p.x[block], p.gamma, p.beta, dout, p.eps, (-1,))
+    p.out[block], p.dx[block] = result.out, result.dx
+    p.dgamma_parts[index] = result.dgamma
+    p.dbeta_parts[index] = np.sum(dout, axis=0) if result.dbeta is None else result.dbeta
 
 
 def _row_dot(a: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -198,23 +229,27 @@ def layernorm_forward_backward(
     eps: float = 1e-5,
     block_rows: int | None = None,
     threads: int = 2,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> FastResult:
     """LayerNorm over the trailing `axis` and the gradients of sum(dout * out), fused.
 
     x, dout: (D,), (N, D) or (B, L, D); gamma, beta: (D,), or the block's shape when several
     trailing axes are normalized (each block is then one row of P entries), or None to skip.
-    Equals `forward` then `backward` to rounding, in x's dtype (float32 stays float32), and the
-    result is the same for any `threads` and from run to run. block_rows=None picks blocks of
+    axis=None follows gamma's shape (PyTorch's normalized_shape), else the last axis.
+    Equals `forward` then `backward` to rounding, in x's dtype (float32 stays float32, float16
+    is computed in float32 and returned in float16), and the result is the same for any
+    `threads` and from run to run. A block whose variances are out of the range where the
+    fused formulas are safe (see `_safe_range`) is computed by the rescaling closed form, so
+    any finite x whose normalization is defined has an answer. block_rows=None picks blocks of
     about 1 MiB per array; threads counts the calling thread, so threads=1 uses no other.
-    Raises ValueError on bad input or when a value is not representable (for instance a zero
-    variance with eps = 0).
+    Raises ValueError on bad input, a zero variance with eps = 0, or a result out of range.
     """
     # x and dout are not scanned for NaN and inf up front (that pass alone costs half of
     # PyTorch's whole time here): a non-finite entry makes the dgamma/dbeta sums non-finite or
     # trips the numeric guard, and only then are the inputs scanned, for the message.
+    half = np.asarray(x).dtype == np.float16
     x = check_input_x(x, finite=False)
-    axis = check_axis(axis, x.ndim)
+    axis = resolve_axis(axis, x, gamma, beta)
     if axis != tuple(range(-len(axis), 0)):
         raise ValueError(
             f"The fused kernel normalizes over trailing axes only (LayerNorm), not axis {axis}; "
@@ -270,12 +305,13 @@ def layernorm_forward_backward(
         raise ValueError(
             "The fused LayerNorm produced a non-finite gradient from finite inputs; rescale them."
         )
-    return FastResult(
+    result = FastResult(
         out=problem.out.reshape(x.shape),
         dx=problem.dx.reshape(x.shape),
         dgamma=None if gamma is None else dgamma.reshape(param_shape),
         dbeta=None if beta is None else dbeta.reshape(param_shape),
     )
+    return as_half(result) if half else result
 
 
 def _check_finite(x: np.ndarray, dout: np.ndarray) -> None:

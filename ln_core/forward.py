@@ -1,196 +1,127 @@
-"""The staged forward pass: Layer Normalization as ten named lines.
+"""The staged forward pass: Layer Normalization as ten named nodes.
 
-`FORWARD_LINES` below is the whole pass, one node per line, in the order it runs. The node
-names, the graph's edges (`NODE_INPUTS`) and the Cache's fields are all read from those lines,
-so the ten names are written once. mean() averages over `axis` and keeps it as size 1; the
-variance is biased (divide by D, the number of entries averaged).
+`run_nodes` below is the whole pass, one NumPy statement per node in the order it runs, and
+`forward` runs it with its input checks. mean() averages over `axis` and keeps it as size 1;
+the variance is biased (divide by D, the number of entries averaged).
 
-gamma and beta may be None (torch's elementwise_affine=False, or bias=False): a line that
+gamma and beta may be None (torch's elementwise_affine=False, or bias=False): the node that
 multiplies by or adds a skipped parameter passes its other input through, so gx is then
 normalized_x and out is gx, and `Cache.line` says so.
 
-Because the lines are data, the same code runs the whole pass and re-runs only the nodes after
-one that was perturbed (`forward_from`), which is how each local gradient is checked.
+`run_nodes` can start after any node, so the same statements re-run only the nodes after one
+that was perturbed (`forward_from`), which is how each local gradient is checked.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, make_dataclass
-from types import CodeType
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
-    check_axis,
     check_eps,
     check_input_x,
     check_params,
+    check_representable,
     numeric_guard,
-    param_shape,
+    resolve_axis,
 )
 
-FORWARD_LINES = (
-    "sample_mean  = mean(x)",
-    "x_sm         = x - sample_mean",
-    "sq_xsm       = x_sm ** 2",
-    "sample_var   = mean(sq_xsm)",
-    "sve          = sample_var + eps",
-    "sqrt_sve     = sqrt(sve)",
-    "inv_sqrt_sve = 1 / sqrt_sve",
-    "normalized_x = x_sm * inv_sqrt_sve",
-    "gx           = gamma * normalized_x",
-    "out          = gx + beta",
+# Each node's line as the pages print it, and the earlier values it reads: the graph's edges.
+# run_nodes computes the same lines; tests/core/test_forward.py fails if the two disagree.
+LINES = (
+    Line("sample_mean", "mean(x)", ("x",)),
+    Line("x_sm", "x - sample_mean", ("x", "sample_mean")),
+    Line("sq_xsm", "x_sm ** 2", ("x_sm",)),
+    Line("sample_var", "mean(sq_xsm)", ("sq_xsm",)),
+    Line("sve", "sample_var + eps", ("sample_var", "eps")),
+    Line("sqrt_sve", "sqrt(sve)", ("sve",)),
+    Line("inv_sqrt_sve", "1 / sqrt_sve", ("sqrt_sve",)),
+    Line("normalized_x", "x_sm * inv_sqrt_sve", ("x_sm", "inv_sqrt_sve")),
+    Line("gx", "gamma * normalized_x", ("gamma", "normalized_x")),
+    Line("out", "gx + beta", ("gx", "beta")),
 )
-
-# The affine parameters; either may be None, and the line that uses it is then skipped.
-PARAMETERS = ("gamma", "beta")
-
-
-@dataclass(frozen=True)
-class Line:
-    """One forward line, `name = expression`, read from its text.
-
-    inputs: the names the expression reads (function names such as mean and sqrt excluded).
-    """
-
-    name: str
-    expression: str
-    inputs: tuple[str, ...]
-    code: CodeType = field(repr=False, compare=False)
-
-    @classmethod
-    def parse(cls, text: str) -> Line:
-        name, expression = (part.strip() for part in text.split("=", 1))
-        inputs = tuple(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", expression))
-        code = compile(expression, f"<line {name}>", "eval")
-        return cls(name=name, expression=expression, inputs=inputs, code=code)
-
-    def text(self, skipped: tuple[str, ...] = ()) -> str:
-        """The line as it runs: `gx = normalized_x  (no gamma)` when gamma is skipped."""
-        missing = [name for name in self.inputs if name in skipped]
-        if not missing:
-            return f"{self.name} = {self.expression}"
-        kept = " ".join(name for name in self.inputs if name not in skipped)
-        return f"{self.name} = {kept}  (no {' '.join(missing)})"
-
-    def run(self, values: Mapping[str, np.ndarray | None], namespace: dict) -> np.ndarray:
-        """The node's value from earlier `values`; mean, sqrt and eps come from `namespace`."""
-        kept = [n for n in self.inputs if not (n in PARAMETERS and values[n] is None)]
-        if len(kept) < len(self.inputs):
-            return values[kept[0]]  # a skipped factor or term: the other input unchanged
-        return eval(self.code, namespace, dict(values))
-
-
-LINES = tuple(Line.parse(text) for text in FORWARD_LINES)
 NODE_NAMES = tuple(line.name for line in LINES)
-# Which earlier values each node reads: the edges of the computation graph.
 NODE_INPUTS: Mapping[str, tuple[str, ...]] = {line.name: line.inputs for line in LINES}
 
 
-def run_lines(
-    lines: tuple[Line, ...],
-    values: dict,
-    axis: tuple[int, ...],
-    eps: float,
-    first: int = 0,
-    stop: int | None = None,
-) -> dict[str, np.ndarray]:
-    """Compute lines[first:stop] from `values` (x, gamma, beta and any earlier nodes).
-
-    Arrays may carry extra leading axes (a stack of perturbed copies): `axis` is negative and
-    gamma/beta act on the trailing axes, so broadcasting keeps every copy separate.
-    """
-    values = dict(values)
-    namespace = {
-        "mean": lambda a: np.mean(a, axis=axis, keepdims=True),
-        "sqrt": np.sqrt,
-        "eps": eps,
-    }
-    for line in lines[first:stop]:
-        values[line.name] = line.run(values, namespace)
-    return values
-
-
-class StagedCache:
-    """What every staged forward cache offers; a subclass lists its lines in LINES."""
-
-    LINES: ClassVar[tuple[Line, ...]]
-    x: np.ndarray
-    gamma: np.ndarray | None
-    beta: np.ndarray | None
-    axis: tuple[int, ...]
-
-    @property
-    def n(self) -> int:
-        """How many entries each statistic averages over (D for LayerNorm, N for BatchNorm)."""
-        return math.prod(self.x.shape[a] for a in self.axis)
-
-    @property
-    def nodes(self) -> dict[str, np.ndarray]:
-        """The nodes in forward order."""
-        return {line.name: getattr(self, line.name) for line in self.LINES}
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.x.dtype
-
-    @property
-    def skipped(self) -> tuple[str, ...]:
-        """The affine parameters left out (None): () for the full layer, up to (gamma, beta)."""
-        return tuple(p for p in PARAMETERS if getattr(self, p) is None)
-
-    @property
-    def param_ndim(self) -> int:
-        """How many trailing axes gamma and beta cover (see validation.param_shape)."""
-        return len(param_shape(self.x.shape, self.axis))
-
-    def line(self, node: str) -> str:
-        """The forward line of `node` as this pass ran it (saying what it skipped)."""
-        return self._line(node).text(self.skipped)
-
-    def skipped_in(self, node: str) -> tuple[str, ...]:
-        """The skipped parameters `node`'s line would read: ("gamma",) for gx without gamma."""
-        return tuple(p for p in self.skipped if p in self._line(node).inputs)
-
-    def _line(self, node: str) -> Line:
-        return next(line for line in self.LINES if line.name == node)
-
-
-def staged_cache_class(name: str, lines: tuple[Line, ...], module: str, doc: str) -> type:
-    """A frozen dataclass of the inputs (x, gamma, beta, eps, axis) and one field per line."""
-    nodes = [(line.name, np.ndarray, field(repr=False)) for line in lines]
-    inputs = [
-        ("x", np.ndarray),
-        ("gamma", np.ndarray | None),
-        ("beta", np.ndarray | None),
-        ("eps", float),
-        ("axis", tuple),
-    ]
-    cls = make_dataclass(
-        name, [*inputs, *nodes], bases=(StagedCache,), frozen=True, namespace={"LINES": lines}
-    )
-    cls.__doc__ = doc
-    cls.__module__ = module
-    return cls
-
-
-Cache = staged_cache_class(
-    "Cache",
-    LINES,
-    __name__,
-    """Inputs and the ten nodes of one forward pass (one field per line of FORWARD_LINES).
+@dataclass(frozen=True)
+class Cache(StagedCache):
+    """Inputs and the ten nodes of one forward pass.
 
     Shapes, for x of shape S (e.g. (D,), (N, D) or (B, L, D)) normalized over `axis` (a tuple):
     gamma, beta: `validation.param_shape` ((D,) for the last axis, (L, D) for the last two),
     or None when skipped. Reduced nodes (sample_mean, sample_var, sve, sqrt_sve, inv_sqrt_sve)
     have shape S with S[a] = 1 for every a in axis; every other node has shape S.
     `axis` is stored negative, so it still names the same axes if a stack axis is prepended.
-    """,
-)
+    """
+
+    LINES: ClassVar[tuple[Line, ...]] = LINES
+
+    x: np.ndarray
+    gamma: np.ndarray | None
+    beta: np.ndarray | None
+    eps: float
+    axis: tuple[int, ...]
+    sample_mean: np.ndarray = field(repr=False)
+    x_sm: np.ndarray = field(repr=False)
+    sq_xsm: np.ndarray = field(repr=False)
+    sample_var: np.ndarray = field(repr=False)
+    sve: np.ndarray = field(repr=False)
+    sqrt_sve: np.ndarray = field(repr=False)
+    inv_sqrt_sve: np.ndarray = field(repr=False)
+    normalized_x: np.ndarray = field(repr=False)
+    gx: np.ndarray = field(repr=False)
+    out: np.ndarray = field(repr=False)
+
+
+def run_nodes(
+    values: Mapping[str, np.ndarray | None],
+    axis: tuple[int, ...],
+    eps: float,
+    after: str = "x",
+    through: str = "out",
+) -> dict[str, np.ndarray | None]:
+    """The nodes after `after` up to and including `through`, from `values`.
+
+    values: x, gamma and beta, and every node up to `after` that the computed nodes read.
+    Returns values with the computed nodes added. Arrays may carry extra leading axes (a stack
+    of perturbed copies): `axis` is negative and gamma/beta act on the trailing axes, so
+    broadcasting keeps every copy separate.
+    """
+    v = dict(values)
+    first = 0 if after == "x" else NODE_NAMES.index(after) + 1
+    todo = NODE_NAMES[first : NODE_NAMES.index(through) + 1]
+
+    def mean(a: np.ndarray) -> np.ndarray:
+        return np.mean(a, axis=axis, keepdims=True)
+
+    if "sample_mean" in todo:
+        v["sample_mean"] = mean(v["x"])
+    if "x_sm" in todo:
+        v["x_sm"] = v["x"] - v["sample_mean"]
+    if "sq_xsm" in todo:
+        v["sq_xsm"] = v["x_sm"] ** 2
+    if "sample_var" in todo:
+        v["sample_var"] = mean(v["sq_xsm"])
+    if "sve" in todo:
+        v["sve"] = v["sample_var"] + eps
+    if "sqrt_sve" in todo:
+        v["sqrt_sve"] = np.sqrt(v["sve"])
+    if "inv_sqrt_sve" in todo:
+        v["inv_sqrt_sve"] = 1 / v["sqrt_sve"]
+    if "normalized_x" in todo:
+        v["normalized_x"] = v["x_sm"] * v["inv_sqrt_sve"]
+    if "gx" in todo:
+        gamma = v["gamma"]
+        v["gx"] = v["normalized_x"] if gamma is None else gamma * v["normalized_x"]
+    if "out" in todo:
+        beta = v["beta"]
+        v["out"] = v["gx"] if beta is None else v["gx"] + beta
+    return v
 
 
 def _position(which: tuple[int, ...], trailing: bool) -> str:
@@ -203,23 +134,64 @@ def _position(which: tuple[int, ...], trailing: bool) -> str:
     return ", ".join(f"{name} {i}" for name, i in zip(names, which, strict=True))
 
 
-def _check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
-    """sve >= eps, so it can only be 0 when eps = 0 (or rounds to 0) and a variance is 0."""
+def group_at(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
+    """'the vector in row 1': the group an index of a node lies in, in a student's words."""
+    # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
+    reduced = {a % ndim for a in axis}
+    which = tuple(int(i) for k, i in enumerate(index) if k not in reduced)
+    trailing = axis == tuple(range(-len(axis), 0))
+    group = "vector" if trailing else "feature (normalized over the batch)"
+    return f"the {group} {_position(which, trailing)}" if which else f"the {group}"
+
+
+def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
+    """Refuse a group whose var + eps is 0: all its entries equal, and eps = 0 (or rounds to 0).
+
+    sve: the reduced shape; any group with entries that differ must be left out by the caller.
+    """
     zero = sve == 0
     if zero.any():
-        # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
-        found = np.argwhere(zero)[0]
-        reduced = {a % zero.ndim for a in axis}
-        which = tuple(int(i) for k, i in enumerate(found) if k not in reduced)
-        trailing = axis == tuple(range(-len(axis), 0))
-        group = "vector" if trailing else "feature (normalized over the batch)"
+        where = group_at(axis, zero.ndim, np.argwhere(zero)[0]).capitalize()
         eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
-        where = f"The {group} {_position(which, trailing)}" if which else f"The {group}"
         raise ValueError(
-            f"{where} has zero variance (its entries are all equal, or so "
-            f"close that their squared differences round to 0) and {eps_text}, so "
+            f"{where} has zero variance (its entries are all equal) and {eps_text}, so "
             "x_sm / sqrt(var + eps) is 0 / 0. Set eps > 0 or make the entries differ."
         )
+
+
+_CLOSED_FORM = (
+    "The closed form rescales x before squaring and handles this x "
+    "(ln_core.layernorm_closed_form); or rescale x."
+)
+
+
+def _check_nodes(nodes: Mapping[str, np.ndarray], axis: tuple[int, ...], eps: float) -> None:
+    """Refuse, naming the node, where a node is not what its line says in this dtype.
+
+    The staged pass shows its nodes as they are, so it cannot rescale: a node beyond the
+    dtype's range, or a variance the squares have underflowed (fewer digits than the dtype
+    holds, or 0 though the entries differ), is refused rather than shown.
+    """
+
+    def shown(lines: tuple[Line, ...]) -> list[tuple[str, np.ndarray]]:
+        return [(line.text(), nodes[line.name]) for line in lines]
+
+    upto_sve = NODE_NAMES.index("sve") + 1
+    check_representable("The staged pass", shown(LINES[:upto_sve]), _CLOSED_FORM)
+    sve, dtype = nodes["sve"], nodes["sve"].dtype
+    differ = np.max(np.abs(nodes["x_sm"]), axis=axis, keepdims=True) > 0
+    check_variance(np.where(differ, 1, sve), axis, eps)
+    lost = differ & (sve < np.finfo(dtype).smallest_normal)
+    if lost.any():
+        index = np.argwhere(lost)[0]
+        group = group_at(axis, lost.ndim, index)
+        raise ValueError(
+            f"The staged pass cannot show sq_xsm = x_sm ** 2 for {group}: its entries "
+            f"differ, but their squares underflow (sve = {float(sve[tuple(index)]):.1e}, "
+            f"below {dtype.name}'s smallest normal number, "
+            f"{np.finfo(dtype).smallest_normal:.1e}), losing digits. " + _CLOSED_FORM
+        )
+    check_representable("The staged pass", shown(LINES[upto_sve:]), _CLOSED_FORM)
 
 
 def forward(
@@ -227,27 +199,31 @@ def forward(
     gamma: np.ndarray | None = None,
     beta: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> Cache:
     """Staged LayerNorm forward pass.
 
     x: (D,), (N, D) or (B, L, D). `axis=-1` normalizes each vector over its D features
     (LayerNorm); `axis=(-2, -1)` each (L, D) block, like torch.nn.LayerNorm((L, D)); `axis=0`
-    each feature over the batch (BatchNorm's view of the same graph). gamma, beta: of
-    `validation.param_shape` ((D,) unless normalizing several trailing axes), or None to skip.
-    Returns a Cache whose `out` has x's shape and dtype (float32 stays float32, integers become
-    float64). Raises ValueError on any input where the result is undefined, and on an empty x.
+    each feature over the batch (BatchNorm's view of the same graph). axis=None (the default)
+    follows gamma's shape as PyTorch's normalized_shape does (gamma (L, D) means (-2, -1)),
+    and is -1 otherwise. gamma, beta: of `validation.param_shape` ((D,) unless normalizing
+    several trailing axes), or None to skip.
+    Returns a Cache whose `out` has x's shape and dtype (float32 stays float32, float16 is
+    shown as the float32 it is computed in, integers become float64). Raises ValueError on any
+    input where the result is undefined, on an empty x, and where a node is not representable
+    (naming it: the staged pass shows its nodes as they are, so it cannot rescale; the closed
+    form, ln_core.layernorm_closed_form, does).
     """
     x = check_input_x(x)
     eps = check_eps(eps)
-    axis = check_axis(axis, x.ndim)
+    axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
-    # Stop at sve to name a zero variance before sqrt and 1/x turn it into a generic error.
-    after_sve = NODE_NAMES.index("sve") + 1
-    with numeric_guard("The forward pass"):
-        nodes = run_lines(LINES, {"x": x, "gamma": gamma, "beta": beta}, axis, eps, stop=after_sve)
-        _check_variance(nodes["sve"], axis, eps)
-        nodes = run_lines(LINES, nodes, axis, eps, first=after_sve)
+    # Overflow and underflow are let through here and then looked for node by node, so the
+    # refusal names the first node that is not what its line says.
+    with np.errstate(all="ignore"):
+        nodes = run_nodes({"x": x, "gamma": gamma, "beta": beta}, axis, eps)
+    _check_nodes(nodes, axis, eps)
     return Cache(eps=eps, axis=axis, **nodes)
 
 
@@ -257,7 +233,6 @@ def forward_from(cache: Cache, node: str, value: np.ndarray) -> dict[str, np.nda
     `value` may have extra leading axes (one per perturbed copy). Returns every node, the
     replaced one included, so callers can read `out` for each copy.
     """
-    first = 0 if node == "x" else NODE_NAMES.index(node) + 1
     values = {"x": cache.x, "gamma": cache.gamma, "beta": cache.beta, **cache.nodes, node: value}
     with numeric_guard("The forward pass"):
-        return run_lines(LINES, values, cache.axis, cache.eps, first=first)
+        return run_nodes(values, cache.axis, cache.eps, after=node)

@@ -1,12 +1,13 @@
 """Comparing analytic gradients with numerical ones: the error measure, the step, the verdict.
 
-Tolerances depend on the dtype because a central difference in float32 has only about
-7 significant digits to work with:
+Each tensor is judged by ln_core.verdict's rule: its gap to the central difference against a
+bound on what round-off and truncation explain (see `_dx_bounds`), "cannot resolve" where that
+bound is not small against the gradient itself. The step h is chosen per dtype:
 
-| dtype   | pass if error <= | tiny     | small      | large  | step h                            |
-|---------|------------------|----------|------------|--------|-----------------------------------|
-| float64 | 1e-6             | <= 1e-7  | <= 1e-4    | > 1e-4 | sigma * cbrt(2.2e-16 * max(1, r)) |
-| float32 | 1e-2             | <= 1e-3  | <= 1e-1    | > 1e-1 | sigma * cbrt(1.2e-7 * max(1, r))  |
+| dtype   | step h                            |
+|---------|-----------------------------------|
+| float64 | sigma * cbrt(2.2e-16 * max(1, r)) |
+| float32 | sigma * cbrt(1.2e-7 * max(1, r))  |
 
 with r = max|x| / sigma; 2.2e-16 and 1.2e-7 are the dtypes' machine epsilons.
 sigma is the median of sqrt(var + eps) over the vectors. The step balances truncation error
@@ -15,11 +16,11 @@ classic optimum for central differences, and the max|x| / sigma factor widens h 
 common offset leaves fewer digits for the deviations. The step is never below 4 units in the
 last place of max|x|, so x + h and x - h always differ.
 
-A small error is not the only way to be right: where the exact gradient is below what central
-differences can resolve at this step (D = 2, where dx is of the order of eps; eps = 0 with a
-vector whose dx is exactly 0), the numerical gradient is pure round-off and no tolerance can
-compare with it. Each tensor is then reported "cannot resolve", with advice, rather than "fail":
-a check that cries wolf teaches students to ignore it.
+Where the exact gradient is not large against that bound (D = 2, where dx is of the order of
+eps; eps = 0 with a vector whose dx is exactly 0; a large common offset in float32), the
+numerical gradient cannot tell a right answer from a wrong one. The tensor is then reported
+"cannot resolve", with advice, rather than "pass" or "fail": a check that cries wolf teaches
+students to ignore it, and one that passes anything teaches nothing.
 """
 
 from __future__ import annotations
@@ -28,48 +29,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.agreement import rounding_bounds
 from ln_core.backward import Grads, backward, param_axes, times_gamma
 from ln_core.closed_form import closed_form_backward
 from ln_core.forward import Cache, forward
-from ln_core.numerical import check_h, numerical_gradients, parameter_step, to_rows
+from ln_core.numerical import check_h, from_rows, numerical_gradients, parameter_step, to_rows
 from ln_core.validation import check_dout
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, Judgement, judge, rel_error
 
-# (pass tolerance, tiny up to, small up to) per dtype; see the table above. The bands
-# describe one entry's error, in words other than a verdict's: a tensor passes or fails as a
-# whole, and an entry whose true gradient is near 0 may show a large error in a passing tensor.
-TOLERANCES = {
-    np.dtype(np.float64): (1e-6, 1e-7, 1e-4),
-    np.dtype(np.float32): (1e-2, 1e-3, 1e-1),
+# Where one entry's relative error sits, in words other than a verdict's (tiny up to, small up
+# to), per dtype: a tensor's verdict comes from ln_core.verdict's rule, and an entry whose true
+# gradient is near 0 may show a large relative error in a tensor that passes.
+BANDS = {
+    np.dtype(np.float64): (1e-7, 1e-4),
+    np.dtype(np.float32): (1e-3, 1e-1),
 }
 TENSORS = ("dx", "dgamma", "dbeta")
-
-
-def rel_error(analytic: np.ndarray, numerical: np.ndarray) -> float:
-    """max |a - n| / max(1e-12, max(|a| + |n|)): one number per tensor, scale-free.
-
-    The denominator is the tensor's largest |a| + |n|, not each element's own, so an entry whose
-    true gradient is near 0 cannot blow the ratio up with pure round-off.
-    """
-    a = np.asarray(analytic, dtype=np.float64)
-    n = np.asarray(numerical, dtype=np.float64)
-    return float(np.max(np.abs(a - n)) / max(1e-12, float(np.max(np.abs(a) + np.abs(n)))))
-
-
-def elementwise_rel_error(analytic: np.ndarray, numerical: np.ndarray) -> np.ndarray:
-    """|a - n| / max(1e-12, |a| + |n|) per element, for tables (same shape as the inputs)."""
-    a = np.asarray(analytic, dtype=np.float64)
-    n = np.asarray(numerical, dtype=np.float64)
-    return np.abs(a - n) / np.maximum(1e-12, np.abs(a) + np.abs(n))
-
-
-def tolerance(dtype: np.dtype) -> float:
-    """The relative error at or below which a gradient check passes for this dtype."""
-    return TOLERANCES[np.dtype(dtype)][0]
+# Safety factors of the bounds (see _dx_bound), measured by `python -m bench.verdict_sweep`:
+# over its grid the largest |numerical - exact| stays below a fifth of the bound (0.49 of it
+# with all three at 1, at D = 128 with an outlier and a one-hot upstream gradient).
+ROUND_OFF = 3.0
+TRUNCATION = 2.0
 
 
 def band(error: float, dtype: np.dtype) -> str:
-    """'tiny', 'small' or 'large' for a relative error in this dtype."""
-    _, tiny, small = TOLERANCES[np.dtype(dtype)]
+    """'tiny', 'small' or 'large' for one entry's relative error in this dtype."""
+    tiny, small = BANDS[np.dtype(dtype)]
     return "tiny" if error <= tiny else "small" if error <= small else "large"
 
 
@@ -87,36 +72,46 @@ def default_h(cache: Cache) -> float:
     return max(sigma * float(np.cbrt(machine_eps * spread)), floor)
 
 
-def _group_sums(a: np.ndarray, cache: Cache) -> np.ndarray:
-    """sum |a| over each normalized group, (groups, 1), in float64."""
-    return np.sum(np.abs(to_rows(a, cache.axis).astype(np.float64)), axis=1, keepdims=True)
+def _per_group(a: np.ndarray, cache: Cache, reduce=np.max) -> np.ndarray:
+    """reduce(|a|) over each normalized group, (groups, 1), in float64."""
+    return reduce(np.abs(to_rows(a, cache.axis).astype(np.float64)), axis=1, keepdims=True)
 
 
-def _group_max(a: np.ndarray, cache: Cache) -> np.ndarray:
-    return np.max(np.abs(to_rows(a, cache.axis).astype(np.float64)), axis=1, keepdims=True)
+def _to_x(per_group: np.ndarray, cache: Cache) -> np.ndarray:
+    """A per-group value (groups, 1) spread over x's shape."""
+    rows = np.broadcast_to(per_group, to_rows(cache.x, cache.axis).shape)
+    return from_rows(rows, cache.x, cache.axis)
 
 
-def _dx_resolution(cache: Cache, dout: np.ndarray, h: float) -> float:
-    """How far a central-difference dx may sit from the exact one at step h (absolute).
+def _dx_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
+    """How far a correct analytic dx may sit from the central difference at step h, per entry
+    (x's shape, absolute).
 
-    Per group, with s = 1/sqrt(var + eps), M = its largest |x| and w = dout * gamma:
-    round-off: each normalized_x carries about machine_eps * (s * M + max|normalized_x|) of
-    error (M because x - mean cancels its leading digits), summed with weights |w| and divided
-    by the step; truncation: (h s)^2 times dx's natural size s * sum|w|.
+    Per group, with s = 1/sqrt(var + eps), M = its largest |x|, X = its largest |normalized_x|
+    and W = sum |dout * gamma|:
+    - round-off: every normalized_x of a perturbed copy is off by up to
+      ROUND_OFF * machine_eps * (s * M + X) (M because x - mean cancels its leading digits, and
+      the mean's own error, a sum of D terms, is a few ulp of M), weighted by |dout * gamma|,
+      summed, and divided by the step: the difference of two copies, over 2h;
+    - truncation: the h^2 term of the central difference, TRUNCATION * (h s)^2 times dx's
+      natural size s * W;
+    - the analytic dx's own rounding (ln_core.agreement, which counts the offset's error).
     """
     machine_eps = float(np.finfo(cache.dtype).eps)
     s = to_rows(cache.inv_sqrt_sve, cache.axis).astype(np.float64)
-    weight = _group_sums(times_gamma(dout, cache), cache)
-    wobble = machine_eps * (s * _group_max(cache.x, cache) + _group_max(cache.normalized_x, cache))
-    round_off = weight * wobble / h
-    truncation = (h * s) ** 2 * s * weight
-    return float(np.max(round_off + truncation))
+    weight = _per_group(times_gamma(dout, cache), cache, np.sum)
+    offset = s * _per_group(cache.x, cache)
+    spread = _per_group(cache.normalized_x, cache)
+    round_off = weight * ROUND_OFF * machine_eps * (offset + spread) / h
+    truncation = TRUNCATION * (h * s) ** 2 * s * weight
+    return _to_x(round_off + truncation, cache) + rounding_bounds(cache, dout)["dx"]
 
 
-def _param_resolution(cache: Cache, dout: np.ndarray, h: float) -> float:
-    """The same for dgamma and dbeta: out is linear in them, so only round-off, of size
-    machine_eps * (|gamma * normalized_x| + |beta| + step * |normalized_x|) per output, summed
-    with weights |dout| over the rows and divided by the step."""
+def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarray]:
+    """The same for dgamma and dbeta (their shape): out is linear in them, so no truncation;
+    round-off of up to machine_eps * (|gamma * normalized_x| + |beta| + step * |normalized_x|)
+    per output, summed with weights |dout| over the rows and divided by the step; plus the
+    analytic sums' own rounding."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     step = parameter_step(cache, h)
     axes = param_axes(cache.x.ndim, cache.param_ndim)
@@ -124,7 +119,9 @@ def _param_resolution(cache: Cache, dout: np.ndarray, h: float) -> float:
     if cache.beta is not None:
         size = size + np.abs(cache.beta)
     total = np.sum(np.abs(dout.astype(np.float64)) * size, axis=axes)
-    return float(np.max(machine_eps * total / step))
+    round_off = ROUND_OFF * machine_eps * total / step
+    analytic = rounding_bounds(cache, dout)
+    return {name: round_off + analytic[name] for name in ("dgamma", "dbeta")}
 
 
 @dataclass(frozen=True)
@@ -133,10 +130,10 @@ class GradientCheck:
 
     errors[method][tensor] is rel_error against the numerical gradient, for method in
     ("backward", "closed_form") and tensor in ("dx", "dgamma", "dbeta"); a skipped parameter's
-    tensor is left out. resolution[tensor]: how far (absolutely) a central difference at this
-    step may sit from the exact gradient, from round-off and truncation. A tensor whose error
-    is over the tolerance fails only when its gap to the numerical gradient is larger than
-    that; otherwise the differences cannot resolve it at this step (see `status`).
+    tensor is left out. bounds[tensor]: per entry (the tensor's shape), how far a correct
+    analytic gradient may sit from the numerical one at this step: the central difference's
+    round-off and truncation plus the analytic value's own rounding. Each tensor is judged by
+    ln_core.verdict's rule (see `judgement`).
     """
 
     analytic: Grads
@@ -144,10 +141,9 @@ class GradientCheck:
     numerical: Grads
     errors: dict[str, dict[str, float]]
     h: float
-    tolerance: float
     dtype: np.dtype
     group_size: int
-    resolution: dict[str, float]
+    bounds: dict[str, np.ndarray]
 
     @property
     def max_error(self) -> float:
@@ -158,62 +154,39 @@ class GradientCheck:
         """The tensors compared (dgamma or dbeta drop out when their parameter is skipped)."""
         return tuple(self.errors["backward"])
 
-    def gap(self, method: str, tensor: str) -> float:
-        """max |analytic - numerical| for one method's tensor."""
-        grads = self.analytic if method == "backward" else self.closed_form
-        analytic = np.asarray(getattr(grads, tensor), dtype=np.float64)
-        return float(np.max(np.abs(analytic - getattr(self.numerical, tensor))))
+    @property
+    def resolution(self) -> dict[str, float]:
+        """The largest bound per tensor: how finely the differences tell gradients apart."""
+        return {t: float(np.max(b, initial=0.0)) for t, b in self.bounds.items()}
+
+    def judgement(self, method: str, tensor: str, candidate: np.ndarray | None = None) -> Judgement:
+        """One method's tensor (or any `candidate` of its shape, e.g. a buggy dx) against the
+        numerical gradient, under ln_core.verdict's rule."""
+        if candidate is None:
+            grads = self.analytic if method == "backward" else self.closed_form
+            candidate = getattr(grads, tensor)
+        return judge(candidate, getattr(self.numerical, tensor), self.bounds[tensor])
 
     def status(self, method: str, tensor: str) -> str:
-        """'pass', 'fail', or 'cannot resolve' (the error is over the tolerance but within
-        what central differences can tell apart at this step: the exact gradient is too small
-        for them, so neither a pass nor a fail would mean anything)."""
-        if self.errors[method][tensor] <= self.tolerance:
-            return "pass"
-        return "cannot resolve" if self.gap(method, tensor) <= self.resolution[tensor] else "fail"
+        """'pass', 'fail' or 'cannot resolve' (ln_core.verdict's rule)."""
+        return self.judgement(method, tensor).status
 
     @property
     def passed(self) -> bool:
         """No tensor of either method failed (an unresolvable one is not a failure)."""
         return all(
-            self.status(method, tensor) != "fail"
-            for method in self.errors
-            for tensor in self.tensors
+            self.status(method, tensor) != FAIL for method in self.errors for tensor in self.tensors
         )
 
     @property
     def unresolved(self) -> tuple[str, ...]:
         """The tensors the differences cannot resolve at this step, for either method."""
         return tuple(
-            t
-            for t in self.tensors
-            if any(self.status(m, t) == "cannot resolve" for m in self.errors)
-        )
-
-    def advice(self, tensor: str) -> str:
-        """What to say about a tensor that cannot be resolved: why, and what to try."""
-        grads = np.asarray(getattr(self.analytic, tensor), dtype=np.float64)
-        tries = ["float64"] if self.dtype == np.float32 else []
-        if tensor == "dx" and self.group_size <= 2:
-            tries.append(
-                "D >= 3 (with D = 2 every vector normalizes to about (-1, 1) whatever x is, "
-                "so dx is of the order of eps)"
-            )
-        tries.append(f"a larger step h than {self.h:.1e}")
-        return (
-            f"{tensor}: cannot resolve at this step. Its largest exact entry, "
-            f"{float(np.max(np.abs(grads))):.1e}, is too small for central differences in "
-            f"{self.dtype.name}, which only tell gradients apart to about "
-            f"{self.resolution[tensor]:.1e} here; try {', or '.join(tries)}."
+            t for t in self.tensors if any(self.status(m, t) == CANNOT_RESOLVE for m in self.errors)
         )
 
     def band(self, method: str, tensor: str) -> str:
         return band(self.errors[method][tensor], self.dtype)
-
-    def verdict(self, method: str, tensor: str) -> str:
-        """The band of the error, or 'cannot resolve' where no band would mean anything."""
-        status = self.status(method, tensor)
-        return status if status == "cannot resolve" else self.band(method, tensor)
 
 
 def compare(analytic: Grads, numerical: Grads) -> dict[str, float]:
@@ -232,7 +205,7 @@ def gradient_check(
     dout: np.ndarray,
     eps: float = 1e-5,
     h: float | None = None,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> GradientCheck:
     """Check backward and closed_form_backward against numerical_gradients.
 
@@ -245,7 +218,7 @@ def gradient_check(
     closed = closed_form_backward(dout, cache)
     numerical = numerical_gradients(cache.x, cache.gamma, cache.beta, dout, eps, step, cache.axis)
     dout = check_dout(dout, cache.x.shape, cache.dtype)
-    params = _param_resolution(cache, dout, step)
+    params = _param_bound(cache, dout, step)
     return GradientCheck(
         analytic=analytic,
         closed_form=closed,
@@ -255,8 +228,7 @@ def gradient_check(
             "closed_form": compare(closed, numerical),
         },
         h=step,
-        tolerance=tolerance(cache.dtype),
         dtype=cache.dtype,
         group_size=cache.n,
-        resolution={"dx": _dx_resolution(cache, dout, step), "dgamma": params, "dbeta": params},
+        bounds={"dx": _dx_bound(cache, dout, step), **params},
     )

@@ -10,10 +10,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from ln_core.backward import times_gamma
-from ln_core.closed_form import PathTerms, dx_path_terms
-from ln_core.forward import forward
-from ln_core.validation import check_axis, check_input_x, check_params
+from ln_core.closed_form import PathTerms, dx_path_terms, normalize
+from ln_core.validation import (
+    check_axis,
+    check_eps,
+    check_input_x,
+    check_params,
+    numeric_guard,
+    resolve_axis,
+)
 
 
 def one_vector(x: np.ndarray, axis: int | tuple[int, ...] = -1) -> np.ndarray:
@@ -48,16 +53,22 @@ def _path_terms(
     direct and through_variance come out (P, P); through_mean does not depend on j and stays
     (P, 1), which broadcasting adds correctly.
     """
-    cache = forward(one_vector(x, axis), flat_gamma(x, gamma, axis), None, eps)
-    one_hot_rows = times_gamma(np.eye(cache.n, dtype=cache.dtype), cache)  # e_i * gamma, each i
-    return dx_path_terms(one_hot_rows, cache.normalized_x, cache.inv_sqrt_sve, cache.axis)
+    axis = resolve_axis(axis, check_input_x(x), gamma)
+    flat_x, flat_g = one_vector(x, axis), flat_gamma(x, gamma, axis)
+    # The rescaling closed form, so the Jacobian exists wherever the closed form does.
+    n = normalize(flat_x, check_eps(eps), (-1,))
+    one_hot_rows = np.eye(flat_x.size, dtype=flat_x.dtype)  # e_i * gamma, each i
+    if flat_g is not None:
+        one_hot_rows = one_hot_rows * flat_g
+    with numeric_guard("The Jacobian"):
+        return dx_path_terms(one_hot_rows, n.normalized_x, n.inv_sqrt_sve, (-1,))
 
 
 def jacobian_parts(
     x: np.ndarray,
     gamma: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> PathTerms:
     """J split by path: direct, through the mean, through the variance; each (P, P), sum = J.
 
@@ -74,7 +85,7 @@ def jacobian(
     x: np.ndarray,
     gamma: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> np.ndarray:
     """J = d out / d x for one group x ((D,), or a block over `axis` flattened to P entries).
 

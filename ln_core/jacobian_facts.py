@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.agreement import rounding_bounds
 from ln_core.backward import backward
 from ln_core.forward import Cache, forward
-from ln_core.gradcheck import rel_error
 from ln_core.jacobian import jacobian, one_vector
 from ln_core.validation import numeric_guard
+from ln_core.verdict import Judgement, judge, rel_error
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,10 @@ class JacobianFacts:
     symmetry_error: max |J - J^T|. eigenvalues: (D,) real parts, ascending (exact eigvalsh when
     gamma is uniform, since J is then symmetric); max_imag_eigenvalue: the largest |imaginary
     part| that eigvals dropped. predicted_eigenvalues: (D,) ascending, or None unless gamma is
-    uniform. dx_error: rel_error of dout @ J against the backward pass's dx.
+    uniform. dx_error: rel_error of dout @ J against the backward pass's dx; dx_judgement: the
+    two judged against their rounding (ln_core.verdict's rule): J's entries each carry the
+    rounding of the closed form's dx (ln_core.agreement) per unit of dout, and the product sums
+    D of them, so the bound is that rounding of dx for |dout| times D.
     xhat_response_expected: max |gamma * xhat * s eps / (var + eps)|, what J @ xhat is in exact
     arithmetic (0 when eps = 0). rounding: machine epsilon * D * max |J|, the size rounding
     leaves in a product of J with a vector of entries about 1 (J @ 1 and J @ xhat).
@@ -44,6 +48,7 @@ class JacobianFacts:
     max_imag_eigenvalue: float
     predicted_eigenvalues: np.ndarray | None
     dx_error: float
+    dx_judgement: Judgement
     xhat_response_expected: float
     rounding: float
 
@@ -101,6 +106,11 @@ def jacobian_facts(
             max_imag_eigenvalue=imag,
             predicted_eigenvalues=predicted_eigenvalues(cache) if uniform else None,
             dx_error=rel_error(grads.dout @ jac, grads.dx),
+            dx_judgement=judge(
+                grads.dout @ jac,
+                grads.dx,
+                cache.n * rounding_bounds(cache, np.abs(grads.dout))["dx"],
+            ),
             xhat_response_expected=xhat_response_expected(cache),
             rounding=float(np.finfo(cache.dtype).eps * cache.n * np.max(np.abs(jac))),
         )

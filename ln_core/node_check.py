@@ -6,21 +6,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.backward import StagedGrads
+from ln_core.agreement import ROUNDINGS, group_abs
+from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
-from ln_core.gradcheck import band, rel_error
+from ln_core.gradcheck import ROUND_OFF, TRUNCATION
 from ln_core.numerical import copies_per_chunk, perturbed_copies
 from ln_core.validation import numeric_guard
+from ln_core.verdict import Judgement, judge, rel_error
 
 
 @dataclass(frozen=True)
 class NodeCheck:
-    """A node's analytic gradient next to its numerical one (both with the node's shape)."""
+    """A node's analytic gradient next to its numerical one (both with the node's shape), and
+    per entry a bound on what round-off and truncation explain between them (`node_bound`)."""
 
     node: str
     analytic: np.ndarray
     numerical: np.ndarray
     h: np.ndarray
+    bound: np.ndarray
 
     @property
     def max_abs_diff(self) -> float:
@@ -31,17 +35,19 @@ class NodeCheck:
         return rel_error(self.analytic, self.numerical)
 
     @property
-    def verdict(self) -> str:
-        """'exact' (equal to the last bit), or the gradient-check band of the error."""
-        if np.array_equal(self.analytic, self.numerical):
-            return "exact"
-        return band(self.rel_error, self.analytic.dtype)
+    def judgement(self) -> Judgement:
+        """ln_core.verdict's rule: 'pass', 'fail' or 'cannot resolve', with its numbers."""
+        return judge(self.analytic, self.numerical, self.bound)
+
+    @property
+    def status(self) -> str:
+        return self.judgement.status
 
 
 # The node whose size sets each node's natural unit: deviations are measured against the standard
 # deviation, squares against the variance. Stepping in these units keeps var + eps positive while
 # sq_xsm or sample_var is perturbed, even in float32.
-_STEP_UNIT = {
+NODE_UNITS = {
     "x": "sqrt_sve",
     "sample_mean": "sqrt_sve",
     "x_sm": "sqrt_sve",
@@ -66,7 +72,7 @@ def node_step(cache: Cache, node: str) -> np.ndarray:
     """
     value = getattr(cache, node)
     machine_eps = np.finfo(cache.dtype).eps
-    unit_node = _STEP_UNIT.get(node)
+    unit_node = NODE_UNITS.get(node)
     if unit_node is None:
         unit = np.full(value.shape, max(1.0, float(np.max(np.abs(value)))))
     else:
@@ -108,6 +114,72 @@ def numerical_node_gradient(cache: Cache, dout: np.ndarray, node: str, h: np.nda
     return grad.reshape(value.shape)
 
 
+# Nodes the loss is linear in (no truncation error), and those whose move reaches only their
+# own entry of gx (the others reach their whole group through the mean or the variance).
+_LINEAR = ("inv_sqrt_sve", "normalized_x", "gx", "out")
+_OWN_ENTRY = ("normalized_x", "gx", "out")
+
+
+def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
+    """The size of d<node>'s terms, per entry or per group (broadcasts to the node's shape):
+    with w = dout * gamma, s = 1/sqrt(var + eps) and m = sum |w * x_sm| per group, dgx = dout,
+    dnormalized_x = w, dinv_sqrt_sve = sum(w x_sm), dsqrt_sve = -s^2 of that, dsve = dvar =
+    -s^3/2 of it, dsq_xsm = dvar / D; dx_sm, dsample_mean and dx are s * (w terms) plus
+    x_sm's share of dvar, at most s * sum|w| * (1 + max|normalized_x|)."""
+    if node in ("out", "gx"):
+        return np.abs(dout.astype(np.float64))
+    w = times_gamma(dout, cache).astype(np.float64)
+    if node == "normalized_x":
+        return np.abs(w)
+    s = cache.inv_sqrt_sve.astype(np.float64)
+    moment = group_abs(w * cache.x_sm, cache)
+    by_node = {
+        "inv_sqrt_sve": moment,
+        "sqrt_sve": s**2 * moment,
+        "sve": 0.5 * s**3 * moment,
+        "sample_var": 0.5 * s**3 * moment,
+        "sq_xsm": 0.5 * s**3 * moment / cache.n,
+    }
+    if node in by_node:
+        return by_node[node]
+    return s * group_abs(w, cache) * (1 + group_abs(cache.normalized_x, cache, np.max))
+
+
+def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.ndarray:
+    """How far a correct d<node> may sit from its central difference at steps h, per entry
+    (the node's shape, float64): the sum of
+
+    - round-off: each gx the move reaches is recomputed with an error of up to
+      ROUND_OFF * machine_eps * ((2 + log2 D) |gx| + |gamma| s M), where 2 + log2 D covers the
+      chain of roundings (the variance sums D terms) and M, the group's largest |x|, enters only
+      when x itself moves (its mean is recomputed, and x - mean cancels M's leading digits);
+      weighted by |dout|, summed over what the move reaches and divided by the step;
+    - truncation: TRUNCATION * (h / unit)^2 times the natural size, except where the loss is
+      linear in the node;
+    - the analytic gradient's own rounding: ROUNDINGS * machine_eps * (2 + log2 D) times the
+      natural size (times 1 + s M for x, whose x_sm carries the offset's error).
+    """
+    machine_eps = float(np.finfo(cache.dtype).eps)
+    chain = 2.0 + np.log2(cache.n)
+    s = cache.inv_sqrt_sve.astype(np.float64)
+    gamma = np.abs(times_gamma(np.ones_like(cache.x), cache).astype(np.float64))
+    offset = s * group_abs(cache.x, cache, np.max) if node == "x" else 0.0
+    wobble = np.abs(dout.astype(np.float64)) * (
+        chain * np.abs(cache.gx.astype(np.float64)) + gamma * offset
+    )
+    reach = wobble if node in _OWN_ENTRY else group_abs(wobble, cache)
+    value = getattr(cache, node)
+    steps = np.broadcast_to(np.asarray(h, dtype=np.float64), value.shape)
+    round_off = ROUND_OFF * machine_eps * np.broadcast_to(reach, value.shape) / steps
+    natural = np.broadcast_to(_natural_size(cache, dout, node), value.shape)
+    truncation = 0.0
+    if node not in _LINEAR:
+        unit = np.broadcast_to(getattr(cache, NODE_UNITS[node]).astype(np.float64), value.shape)
+        truncation = TRUNCATION * (steps / unit) ** 2 * natural
+    candidate = ROUNDINGS * machine_eps * chain * natural * (1 + offset)
+    return round_off + truncation + candidate
+
+
 def check_node(
     cache: Cache, grads: StagedGrads, node: str, h: float | np.ndarray | None = None
 ) -> NodeCheck:
@@ -120,4 +192,5 @@ def check_node(
         analytic=grads.of(node),
         numerical=numerical_node_gradient(cache, grads.dout, node, step),
         h=step,
+        bound=node_bound(cache, grads.dout, node, step),
     )

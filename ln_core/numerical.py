@@ -25,6 +25,11 @@ from ln_core.validation import check_dout, numeric_guard
 # Cap on the elements of one perturbed stack, so memory stays small for large batches.
 _STACK_ELEMENTS = 1 << 21
 
+# Entries normalized in all, x.size copies of a group of P each: at the 5-30 million a
+# second measured on a busy 2-core machine, this many take a few seconds (the app's largest,
+# 4096 entries at D = 512, need 2 million).
+MAX_EVALUATIONS = 1 << 24
+
 
 def check_h(h: float) -> float:
     """Return h as a float after checking it is a positive finite step."""
@@ -97,6 +102,22 @@ def _numerical_dx(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
     return from_rows(grad, cache.x, cache.axis)
 
 
+def check_size(cache: Cache) -> None:
+    """Refuse an x whose numerical gradient could not finish in a few seconds, naming its size.
+
+    Each of x's entries is moved on its own and its whole group (P entries) normalized again,
+    so the work grows as x.size * P.
+    """
+    evaluations = cache.x.size * cache.n
+    if evaluations > MAX_EVALUATIONS:
+        raise ValueError(
+            f"The numerical gradient moves each of x's {cache.x.size:,} entries on its own and "
+            f"normalizes its group of {cache.n:,} again: {evaluations:,} evaluations for x of "
+            f"shape {cache.x.shape}, more than the {MAX_EVALUATIONS:,} that finish in a few "
+            "seconds. Use fewer vectors or a smaller D."
+        )
+
+
 def parameter_step(cache: Cache, h: float) -> float:
     """The step for gamma and beta: h, raised to at least cbrt(machine eps) times their size.
 
@@ -140,7 +161,7 @@ def numerical_gradients(
     dout: np.ndarray,
     eps: float = 1e-5,
     h: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> Grads:
     """Central-difference gradients of sum(dout * out) for EVERY element of x, gamma and beta.
 
@@ -150,6 +171,7 @@ def numerical_gradients(
     cache = forward(x, gamma, beta, eps, axis)
     dout = check_dout(dout, cache.x.shape, cache.dtype)
     h = check_h(h)
+    check_size(cache)
     with numeric_guard("The numerical gradient"):
         dx = _numerical_dx(cache, dout, h)
         dgamma, dbeta = _numerical_params(cache, dout, h)

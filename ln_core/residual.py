@@ -15,6 +15,11 @@ from ln_core.forward import Cache, forward
 from ln_core.numerical import central_difference
 from ln_core.validation import as_float_array, check_dout, check_shape, numeric_guard
 
+# Each pass of the small blocks the lab draws costs about half a millisecond on a busy 2-core
+# machine (per-call overhead, not arithmetic), so this many take a few seconds; the Residual
+# page's largest input (1,024 entries at D = 32) needs 4,160.
+MAX_PASSES = 1 << 13
+
 
 @dataclass(frozen=True)
 class Sublayer:
@@ -132,6 +137,14 @@ def residual_numerical_grads(
     cache = residual_forward(x, sublayer, gamma, beta, eps)
     dout = check_dout(dout, cache.x.shape, cache.x.dtype)
     w, c = cache.sublayer.W, cache.sublayer.c
+    passes = 2 * (cache.x.size + w.size + c.size)
+    if passes > MAX_PASSES:
+        raise ValueError(
+            f"The numerical gradient of the residual block runs the whole block twice for each "
+            f"entry of x, W and c: {passes:,} passes for x of shape {cache.x.shape} and D = "
+            f"{c.size}, more than the {MAX_PASSES:,} that finish in a few seconds. "
+            "Use fewer vectors or a smaller D."
+        )
 
     def loss(x_: np.ndarray, w_: np.ndarray, c_: np.ndarray) -> float:
         return float(np.sum(dout * residual_forward(x_, Sublayer(w_, c_), gamma, beta, eps).out))

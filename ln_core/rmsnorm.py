@@ -1,6 +1,7 @@
 """RMSNorm as a staged graph: LayerNorm without the mean node.
 
-Its eight lines are `RMS_LINES` below, run by the same code as LayerNorm's ten. Nothing is
+Its eight nodes are the eight NumPy statements of `rms_forward` below, and `RMS_LINES` how the
+pages print them. Nothing is
 subtracted, so RMSNorm forgets the scale of x (for eps = 0) but not its offset: its Jacobian
 sends x to 0 but not the ones vector. RMSNorm as published has a gamma and no beta, so beta
 defaults to None here (gamma may be None too).
@@ -9,47 +10,62 @@ defaults to None here (gamma may be None too).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ln_core.backward import Grads, cache_param_grads, times_gamma
-from ln_core.forward import Line, run_lines, staged_cache_class
+from ln_core.forward import group_at
 from ln_core.jacobian import flat_gamma, one_vector
+from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
-    check_axis,
     check_dout,
     check_eps,
     check_input_x,
     check_params,
+    check_representable,
     numeric_guard,
+    resolve_axis,
 )
 
-RMS_LINES = tuple(
-    Line.parse(text)
-    for text in (
-        "sq_x         = x ** 2",
-        "mean_sq      = mean(sq_x)",
-        "mse          = mean_sq + eps",
-        "sqrt_mse     = sqrt(mse)",
-        "inv_sqrt_mse = 1 / sqrt_mse",
-        "normalized_x = x * inv_sqrt_mse",
-        "gx           = gamma * normalized_x",
-        "out          = gx + beta",
-    )
+# Each node's line as the pages print it and the values it reads; rms_forward computes them.
+RMS_LINES = (
+    Line("sq_x", "x ** 2", ("x",)),
+    Line("mean_sq", "mean(sq_x)", ("sq_x",)),
+    Line("mse", "mean_sq + eps", ("mean_sq", "eps")),
+    Line("sqrt_mse", "sqrt(mse)", ("mse",)),
+    Line("inv_sqrt_mse", "1 / sqrt_mse", ("sqrt_mse",)),
+    Line("normalized_x", "x * inv_sqrt_mse", ("x", "inv_sqrt_mse")),
+    Line("gx", "gamma * normalized_x", ("gamma", "normalized_x")),
+    Line("out", "gx + beta", ("gx", "beta")),
 )
 RMS_NODE_NAMES = tuple(line.name for line in RMS_LINES)
 
-RMSCache = staged_cache_class(
-    "RMSCache",
-    RMS_LINES,
-    __name__,
-    """Inputs and the eight nodes of one RMSNorm forward pass (one field per line of RMS_LINES).
+
+@dataclass(frozen=True)
+class RMSCache(StagedCache):
+    """Inputs and the eight nodes of one RMSNorm forward pass.
 
     Shapes, for x of shape S normalized over `axis`: gamma, beta as in `forward` (beta is None
     unless given: RMSNorm has none). mean_sq, mse, sqrt_mse, inv_sqrt_mse have shape S with
     S[a] = 1 for a in axis; the other nodes have S.
-    """,
-)
+    """
+
+    LINES: ClassVar[tuple[Line, ...]] = RMS_LINES
+
+    x: np.ndarray
+    gamma: np.ndarray | None
+    beta: np.ndarray | None
+    eps: float
+    axis: tuple[int, ...]
+    sq_x: np.ndarray = field(repr=False)
+    mean_sq: np.ndarray = field(repr=False)
+    mse: np.ndarray = field(repr=False)
+    sqrt_mse: np.ndarray = field(repr=False)
+    inv_sqrt_mse: np.ndarray = field(repr=False)
+    normalized_x: np.ndarray = field(repr=False)
+    gx: np.ndarray = field(repr=False)
+    out: np.ndarray = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -71,16 +87,38 @@ class RMSGrads(Grads):
     dx_via_sq_x: np.ndarray = field(repr=False)
 
 
-def _check_mse(mse: np.ndarray) -> None:
-    """mse >= eps, so it is 0 only for eps = 0 and a vector whose squares are all (rounded to) 0."""
-    zero = mse == 0
-    if zero.any():
-        which = tuple(int(i) for i in np.argwhere(zero)[0])
+def _check_nodes(cache: RMSCache) -> None:
+    """Refuse, naming the node, where a node is not what its line says (as `forward` does).
+
+    A zero mean square with eps = 0 is 0 / 0; a mean square the squares have underflowed
+    (below the smallest normal number though x is not all zeros) has lost digits.
+    """
+    advice = "Rescale x (at eps = 0 RMSNorm gives the same output for any scale of x)."
+    nodes = cache.nodes
+
+    def shown(lines: tuple[Line, ...]) -> list[tuple[str, np.ndarray]]:
+        return [(line.text(), nodes[line.name]) for line in lines]
+
+    upto_mse = RMS_NODE_NAMES.index("mse") + 1
+    check_representable("The staged RMSNorm pass", shown(RMS_LINES[:upto_mse]), advice)
+    mse = nodes["mse"]
+    if (mse == 0).any():
+        where = group_at(cache.axis, mse.ndim, np.argwhere(mse == 0)[0]).capitalize()
         raise ValueError(
-            f"The vector at index {which} is all zeros (or so small that its squares round to 0) "
-            "and eps = 0, so x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero "
-            "vector."
+            f"{where} is all zeros and eps = 0, so "
+            "x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero vector."
         )
+    nonzero = np.max(np.abs(cache.x), axis=cache.axis, keepdims=True) > 0
+    lost = nonzero & (mse < np.finfo(mse.dtype).smallest_normal)
+    if lost.any():
+        index = np.argwhere(lost)[0]
+        group = group_at(cache.axis, mse.ndim, index)
+        raise ValueError(
+            f"The staged RMSNorm pass cannot show sq_x = x ** 2 for {group}: its squares "
+            f"underflow (mse = {float(mse[tuple(index)]):.1e}, below {mse.dtype.name}'s "
+            "smallest normal number), losing digits. " + advice
+        )
+    check_representable("The staged RMSNorm pass", shown(RMS_LINES[upto_mse:]), advice)
 
 
 def rms_forward(
@@ -88,7 +126,7 @@ def rms_forward(
     gamma: np.ndarray | None = None,
     beta: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> RMSCache:
     """Staged RMSNorm forward: out = gamma * x / sqrt(mean(x^2) + eps) + beta.
 
@@ -98,17 +136,35 @@ def rms_forward(
     """
     x = check_input_x(x)
     eps = check_eps(eps)
-    axis = check_axis(axis, x.ndim)
+    axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
-    after_mse = RMS_NODE_NAMES.index("mse") + 1
-    with numeric_guard("The RMSNorm forward pass"):
-        nodes = run_lines(
-            RMS_LINES, {"x": x, "gamma": gamma, "beta": beta}, axis, eps, stop=after_mse
-        )
-        # Name a zero mean square before sqrt and 1/x turn it into a generic error.
-        _check_mse(nodes["mse"])
-        nodes = run_lines(RMS_LINES, nodes, axis, eps, first=after_mse)
-    return RMSCache(eps=eps, axis=axis, **nodes)
+    # Overflow and underflow are let through, then looked for node by node (_check_nodes).
+    with np.errstate(all="ignore"):
+        sq_x = x**2
+        mean_sq = np.mean(sq_x, axis=axis, keepdims=True)
+        mse = mean_sq + eps
+        sqrt_mse = np.sqrt(mse)
+        inv_sqrt_mse = 1 / sqrt_mse
+        normalized_x = x * inv_sqrt_mse
+        gx = normalized_x if gamma is None else gamma * normalized_x
+        out = gx if beta is None else gx + beta
+    cache = RMSCache(
+        x=x,
+        gamma=gamma,
+        beta=beta,
+        eps=eps,
+        axis=axis,
+        sq_x=sq_x,
+        mean_sq=mean_sq,
+        mse=mse,
+        sqrt_mse=sqrt_mse,
+        inv_sqrt_mse=inv_sqrt_mse,
+        normalized_x=normalized_x,
+        gx=gx,
+        out=out,
+    )
+    _check_nodes(cache)
+    return cache
 
 
 def rms_backward(dout: np.ndarray, cache: RMSCache) -> RMSGrads:
@@ -173,7 +229,7 @@ def rms_jacobian(
     x: np.ndarray,
     gamma: np.ndarray | None = None,
     eps: float = 1e-5,
-    axis: int | tuple[int, ...] = -1,
+    axis: int | tuple[int, ...] | None = None,
 ) -> np.ndarray:
     """J[i, j] = d out_i / d x_j for one group x ((D,), or a block flattened to P entries).
 
@@ -181,6 +237,7 @@ def rms_jacobian(
     xhat_i xhat_j / P). Written from the formula, not from rms_backward, so each checks the other.
     Shape (P, P), x's dtype.
     """
+    axis = resolve_axis(axis, check_input_x(x), gamma)
     cache = rms_forward(one_vector(x, axis), flat_gamma(x, gamma, axis), None, eps)
     xhat, s = cache.normalized_x, cache.inv_sqrt_mse
     scale = s if cache.gamma is None else cache.gamma[:, None] * s

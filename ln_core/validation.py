@@ -6,7 +6,7 @@ assume finite float arrays of matching shapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -130,6 +130,29 @@ def check_axis(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(checked))
 
 
+def resolve_axis(axis: Any, x: np.ndarray, gamma: Any = None, beta: Any = None) -> tuple[int, ...]:
+    """`check_axis`, where axis=None follows gamma's (or beta's) shape, as in PyTorch.
+
+    torch.nn.LayerNorm(normalized_shape) normalizes over the last len(normalized_shape) axes,
+    and its weight has that shape: a gamma of shape x.shape[-k:] implies the last k axes. Any
+    other gamma (or none) implies the last axis; check_params then names a mismatch.
+    """
+    if axis is None:
+        given = [value for value in (gamma, beta) if value is not None]
+        k = len(_shape(given[0])) if given else 0
+        trailing = 1 <= k <= x.ndim and _shape(given[0]) == x.shape[x.ndim - k :]
+        axis = tuple(range(-k, 0)) if trailing else -1
+    return check_axis(axis, x.ndim)
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    """The shape of an array or nested list; () for a ragged one (check_params names it)."""
+    try:
+        return np.shape(value)
+    except (TypeError, ValueError):
+        return ()
+
+
 def param_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape of gamma and beta for x of `shape` normalized over `axes` (from check_axis).
 
@@ -174,6 +197,26 @@ def check_dout(
     dout = as_float_array("dout", dout, dtype, finite=finite)
     check_shape("dout", dout, shape, "the upstream gradient has one entry per output")
     return dout
+
+
+def check_representable(
+    what: str, values: Iterable[tuple[str, np.ndarray | None]], advice: str
+) -> None:
+    """Raise ValueError naming the first of `values` with an entry beyond its dtype's range.
+
+    For a pass computed with overflow let through (np.errstate(all="ignore")) so that the
+    refusal can name the value that left the range, in the order the pass computes them.
+    """
+    for name, value in values:
+        if value is None:
+            continue
+        bad = ~np.isfinite(value)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"{what} cannot show {name} at index {index}: it is not representable in "
+                f"{value.dtype.name} (beyond about {np.finfo(value.dtype).max:.1e}). {advice}"
+            )
 
 
 @contextmanager

@@ -68,8 +68,9 @@ def jacobian_verdicts(facts: JacobianFacts, eps: float, dtype: str) -> JacobianV
         xhat=_xhat(facts, eps, bar),
         symmetry=_symmetry(facts, bar),
         dx=rounding_agreement(
-            "the row vector dout J against the backward pass's dx (relative error)",
-            facts.dx_error,
+            "the row vector dout J against the backward pass's dx",
+            facts.dx_judgement,
             dtype,
+            "Try a random upstream gradient and gamma, with D ≥ 3 and entries that differ.",
         ),
     )

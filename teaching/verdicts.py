@@ -1,9 +1,11 @@
 """Every check the lab shows, in words: what it checks, what value is expected, and whether
 this one passes.
 
-One vocabulary everywhere: "pass", "fail", "cannot resolve" (the numbers cannot tell, e.g. a
-numerical estimate drowned in round-off), and "as expected" for a value that is not 0 but
-should not be (eps's doing).
+One rule decides (ln_core.verdict): a measured gap against a bound on what round-off and
+truncation explain. One vocabulary says it: "pass", "fail", "cannot resolve" (right and wrong
+coincide on these inputs, with the reason and what would resolve it), "as expected" for a value
+that is not 0 but should not be (eps's doing), and for an injected bug "caught", "missed" or
+"cannot tell here" (the bug changes nothing measurable).
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.bugs import CANNOT_TELL, CAUGHT, MISSED, BugCheck
+from ln_core.forward import Cache
 from ln_core.gradcheck import GradientCheck
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, Judgement
 
-PASS, FAIL, CANNOT_RESOLVE, AS_EXPECTED = "pass", "fail", "cannot resolve", "as expected"
-STATUSES = (PASS, FAIL, CANNOT_RESOLVE, AS_EXPECTED)
-# A rearrangement of the same arithmetic agrees to a few hundred units in the last place.
-ROUNDING_ULPS = 1000
+AS_EXPECTED = "as expected"
+STATUSES = (PASS, FAIL, CANNOT_RESOLVE, AS_EXPECTED, CAUGHT, MISSED, CANNOT_TELL)
+# A common offset this many standard deviations away costs a central difference its digits.
+LARGE_OFFSET = 1e3
 
 
 @dataclass(frozen=True)
@@ -32,7 +37,7 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
-        return self.status in (PASS, AS_EXPECTED)
+        return self.status in (PASS, AS_EXPECTED, CAUGHT)
 
     @property
     def help(self) -> str:
@@ -42,59 +47,131 @@ class Verdict:
     @property
     def sentence(self) -> str:
         """The caption under the metric: the status and why."""
-        return f"{self.status.capitalize()}: {self.reason}"
+        return f"{self.status[:1].upper()}{self.status[1:]}: {self.reason}"
 
 
-def within(checks: str, error: float, tolerance: float, why_tolerance: str) -> Verdict:
-    """A relative error that passes at or below `tolerance` (`why_tolerance` says why that)."""
-    expected = f"at most {tolerance:.0e} ({why_tolerance})"
-    if error <= tolerance:
-        return Verdict(checks, expected, PASS, f"{error:.1e} is within {tolerance:.0e}.")
-    return Verdict(
-        checks, expected, FAIL, f"{error:.1e} is above {tolerance:.0e}: more than rounding."
+RULE = (
+    "Each tensor's largest gap to central differences is compared with a bound on what "
+    "round-off and truncation can explain here (the offset of x, the step h and the dtype "
+    "set it): above the bound it fails, with certainty; within it, it passes when the bound "
+    "is small against the gradient itself, and otherwise it is reported as cannot resolve, "
+    "because a right and a wrong gradient would look the same."
+)
+
+
+def most_telling(judgements: dict[str, Judgement]) -> str:
+    """The name whose judgement speaks for all of them: a fail first, then a cannot resolve,
+    then the one nearest its bound."""
+    rank = {FAIL: 2, CANNOT_RESOLVE: 1, PASS: 0}
+    return max(judgements, key=lambda n: (rank[judgements[n].status], judgements[n].excess))
+
+
+def check_headline(check: GradientCheck) -> str:
+    """The gradient check's one-line summary over both methods and every tensor."""
+    if not check.passed:
+        return "The staged backward FAILS"
+    if check.unresolved:
+        return f"The staged backward does not fail; {', '.join(check.unresolved)}: cannot resolve"
+    return "The staged backward passes"
+
+
+def resolving_inputs(cache: Cache, dout: np.ndarray) -> str:
+    """Inputs that would let a check resolve what these cannot, from what these are."""
+    tries = []
+    if cache.dtype == np.float32:
+        tries.append("float64")
+    if cache.n <= 2:
+        tries.append("D ≥ 3 (with D ≤ 2 every vector normalizes to about ±1 whatever x is)")
+    if float(np.max(np.abs(cache.x) * cache.inv_sqrt_sve)) > LARGE_OFFSET:
+        tries.append("x with a smaller common offset (x − mean cancels its leading digits)")
+    if cache.eps < 1e-3:
+        tries.append("eps ≥ 1e-3")
+    rows = np.asarray(dout).reshape(-1, cache.x.shape[-1])
+    if not np.any(rows) or np.all(rows == rows[:, :1]):
+        tries.append("a random upstream gradient (a uniform one makes many gradients exactly 0)")
+    tries.append("a random gamma")
+    return f"Try {', or '.join(tries)}."
+
+
+def _words(judgement: Judgement, hint: str) -> str:
+    """The reason for a judgement's status, with its numbers."""
+    j = judgement
+    if j.status == FAIL:
+        return (
+            f"the gap {j.gap:.1e} is {j.excess:.3g}× what round-off can explain there "
+            f"({j.bound:.1e}): more than rounding, so the value is wrong."
+        )
+    if j.status == CANNOT_RESOLVE:
+        size = (
+            "the value it is compared with is exactly 0"
+            if j.size == 0
+            else f"the true value is only about {j.size:.1e}"
+        )
+        return (
+            f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), but "
+            f"{size}, so a wrong value would fit within that bound just as well. {hint}"
+        )
+    return (
+        f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), which is "
+        f"small against the value's size {j.size:.1e} (relative error {j.relative:.1e})."
     )
 
 
-def numerical_agreement(checks: str, error: float, tolerance: float, dtype: str) -> Verdict:
-    """An analytic gradient against central differences, which keep about half the digits."""
-    why = f"central differences in {dtype} keep about half of its digits"
-    return within(checks, error, tolerance, why)
+def judged(checks: str, judgement: Judgement, why_bound: str, hint: str) -> Verdict:
+    """A Verdict from ln_core.verdict's rule; why_bound: what the bound accounts for."""
+    expected = f"a gap within what {why_bound} can explain"
+    return Verdict(checks, expected, judgement.status, _words(judgement, hint))
 
 
-def rounding_agreement(checks: str, error: float, dtype: str) -> Verdict:
+def numerical_agreement(checks: str, judgement: Judgement, dtype: str, hint: str) -> Verdict:
+    """An analytic gradient against central differences."""
+    why = f"the central difference's round-off and truncation in {dtype} and the value's rounding"
+    return judged(checks, judgement, why, hint)
+
+
+def rounding_agreement(checks: str, judgement: Judgement, dtype: str, hint: str) -> Verdict:
     """Two computations that are the same arithmetic in another order: equal up to rounding."""
-    tolerance = ROUNDING_ULPS * float(np.finfo(np.dtype(dtype)).eps)
-    return within(checks, error, tolerance, f"the same arithmetic in another order, in {dtype}")
+    return judged(
+        checks, judgement, f"rounding the same arithmetic in another order in {dtype}", hint
+    )
 
 
-def caught(bug_error: float, tolerance: float, dtype: str) -> Verdict:
-    """Whether the gradient check catches an injected bug: it should fail the check."""
-    checks = "whether the gradient check notices the injected bug"
-    expected = f"a dx error above {tolerance:g} (the check passes below {tolerance:g} in {dtype})"
-    if bug_error > tolerance:
-        reason = f"dx's error {bug_error:.1e} is above {tolerance:g}, so the check fails it."
-        return Verdict(checks, expected, PASS, reason)
-    reason = f"dx's error {bug_error:.1e} is within {tolerance:g}: the bug hides here."
-    return Verdict(checks, expected, FAIL, reason)
-
-
-def gradient_verdict(check: GradientCheck, tensor: str) -> Verdict:
-    """The staged backward's tensor against central differences, in ln_core's three statuses."""
-    error = check.errors["backward"][tensor]
-    closed = check.errors["closed_form"][tensor]
+def gradient_verdict(check: GradientCheck, tensor: str, hint: str) -> Verdict:
+    """The staged backward's tensor against central differences; hint: `resolving_inputs`."""
+    judgement = check.judgement("backward", tensor)
+    closed = check.judgement("closed_form", tensor)
     checks = (
-        f"{tensor} from the staged backward against central differences (relative error; the "
-        f"closed form's is {closed:.1e})"
+        f"{tensor} from the staged backward against central differences (the closed form's "
+        f"gap is {closed.gap:.1e})"
     )
+    return numerical_agreement(checks, judgement, check.dtype.name, hint)
+
+
+def caught(result: BugCheck, dtype: str) -> Verdict:
+    """Whether the gradient check catches an injected bug, by the check's own rule."""
+    checks = "whether the gradient check notices the injected bug (it should fail the buggy dx)"
     expected = (
-        f"at most {check.tolerance:g} (central differences in {check.dtype.name} keep about "
-        "half of its digits)"
+        f"a gap between the buggy dx and central differences above what round-off explains in "
+        f"{dtype}"
     )
-    status = check.status("backward", tensor)
-    if status == PASS:
-        reason = f"{error:.1e} is within {check.tolerance:g}."
-    elif status == CANNOT_RESOLVE:
-        reason = check.advice(tensor)
+    j, change = result.judgement, result.change
+    if result.outcome == CAUGHT:
+        reason = (
+            f"the buggy dx sits {j.gap:.1e} from central differences, {j.excess:.3g}× what "
+            f"round-off can explain there ({j.bound:.1e}): the check fails it."
+        )
+    elif result.outcome == CANNOT_TELL:
+        reason = (
+            f"the bug changes dx by at most {change.gap:.1e}, within what round-off can explain "
+            f"({change.bound:.1e}): here it changes nothing measurable, so no check could tell "
+            "the buggy dx from the right one."
+            if change.status != FAIL
+            else "the check cannot resolve dx on these inputs, so it can neither catch nor "
+            "miss the bug."
+        )
     else:
-        reason = f"{error:.1e} is above {check.tolerance:g}: more than rounding."
-    return Verdict(checks, expected, status, reason)
+        reason = (
+            f"the bug changes dx by {change.gap:.1e}, more than round-off explains, yet the "
+            f"buggy dx sits within the check's bound ({j.bound:.1e}) of central differences."
+        )
+    return Verdict(checks, expected, result.outcome, reason)

@@ -1,11 +1,15 @@
 """The Streamlit side of LayerNorm Lab that the pages share, in folders named for what they hold.
 
-- ui/entry/    reading what a student types: numbers, fields, table editors, CSV, limits, errors
-- ui/session/  the session: its state, the link, reconnecting, the sidebar, presenter mode
-- ui/draw/     drawing: figures, the graph, tables, heatmaps, the stepper's and audit's views
-- ui/server/   the server: launch, warm-up, memory, caps, the cached wrappers around ln_core
-- ui/lesson/   the guided path: the guide, exercises, predictions, glossary, the twenty steps
+- ui/entry/    reading typed text: numbers, the limits of each entrance, CSV, refusal messages
+- ui/session/  the session: its state, the widgets bound to it (fields, table editors, the
+               sidebar, the vector picker), the link, reconnecting, presenter mode
+- ui/draw/     drawing from plain values: figures, the graph, tables, heatmaps, the stepper's
+               and the audit's views
+- ui/server/   the server: launch, warm-up, memory, page caps, the cached wrappers of ln_core
+- ui/lesson/   the guided path: the guide, exercises, predictions, the glossary expander
 - ui/export/   the files a student downloads: the bundle and the report
 
-ui may import teaching and ln_core, never pages/ or app.py.
+ui may import teaching and ln_core, never pages/ or app.py. Inside ui nothing imports in a
+circle: today lesson -> session -> server -> export -> draw, and entry is imported by lesson,
+session and server. The contracts in pyproject.toml ([tool.importlinter]) hold this.
 """

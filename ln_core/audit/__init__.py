@@ -2,9 +2,11 @@
 inputs in the document's own model and judged against the quantity it claims to be.
 
 One data file per document (doc000.toml .. doc004.toml) holds its entries: the document's
-lines, the formulas as expressions, the mistakes and readings; the module of the same name
-holds the helpers those expressions call, and `entries` reads the file. `documents` names the
-documents and their notation (documents.toml); `verdict` judges an entry on a case.
+lines, its formulas (in the grammar of ln_core.formula, over the names of `symbols`, the same
+evaluator that judges a student's typed formula), the mistakes and readings; the module of the
+same name names the model and quantities the entries claim, and `entries` reads the file.
+`documents` names the documents and their notation (documents.toml); `verdict` judges an entry
+on a case.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import numpy as np
 
 from ln_core.audit import doc000, doc001, doc002, doc003, doc004
 from ln_core.audit.documents import DOCUMENTS, Document, Symbol
-from ln_core.audit.model import AuditResult, Correction, Entry, Model, Quantity
-from ln_core.audit.setting import Case
+from ln_core.audit.model import AuditResult, Correction, Entry, Quantity
+from ln_core.audit.setting import Case, Model
 from ln_core.audit.verdict import judge
 
 ENTRIES: tuple[Entry, ...] = (

@@ -14,28 +14,12 @@ import numpy as np
 
 from ln_core.audit import quantities as q
 from ln_core.audit.entries import load_entries
-from ln_core.audit.model import Entry, Model
-from ln_core.audit.setting import Setting
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Model
 
 MODEL = Model(gamma="per-feature", eps=True, axis="batch")
-
-
-def _dx_as_written(st: Setting, summed: bool) -> np.ndarray:
-    """⑧ to ① chained as written (no sums), or with the sums at ⑧ and ②. (N, D)."""
-    c = st.cache
-
-    def over_samples(a: np.ndarray) -> np.ndarray:
-        return st.group_sum(a) if summed else a
-
-    dnormalized_x = st.gamma * st.dy
-    dx_sm1 = c.inv_sqrt_sve * dnormalized_x
-    dinv = over_samples(c.x_sm * dnormalized_x)
-    dsqrt_sve = -1.0 / c.sqrt_sve**2 * dinv
-    dsve = 0.5 / np.sqrt(c.sve) * dsqrt_sve
-    dsq_xsm = 1.0 / st.n * np.ones_like(c.x) * dsve
-    dx_sm = dx_sm1 + 2 * c.x_sm * dsq_xsm
-    dsample_mean = -1 * over_samples(dx_sm)
-    return dx_sm + 1.0 / st.n * np.ones_like(c.x) * dsample_mean
+# ① and ④ are also judged as LayerNorm would need them, where they are the averaging-axis erratum.
+LAYERNORM = Model(gamma="per-feature", eps=True, axis="features")
 
 
 DX_SM_VIA_XHAT = q.node_gradient(
@@ -81,9 +65,7 @@ ENTRIES: tuple[Entry, ...] = load_entries(
         "DX_SM_VIA_XHAT": DX_SM_VIA_XHAT,
         "DX_VIA_MEAN": DX_VIA_MEAN,
         "DX_VIA_X_SM": DX_VIA_X_SM,
+        "LAYERNORM": LAYERNORM,
         "MODEL": MODEL,
-        "_dx_as_written": _dx_as_written,
-        "np": np,
-        "q": q,
     },
 )

@@ -1,41 +1,57 @@
 """A document's entries read from its data file, ln_core/audit/docNNN.toml.
 
 The documents' words (their LaTeX lines, the mistakes, readings and corrections) are data and
-live in the TOML files; each formula there is one Python expression over the setting `st`
-(a note's, over the case), compiled once here and evaluated with only the names its document
-module hands over, as ln_core.forward runs its FORWARD_LINES.
+live in the TOML files. Each formula there is written in the lab's formula grammar
+(ln_core.formula) over the AUDIT names (ln_core.audit.symbols), parsed once here and evaluated
+by the same evaluator that judges a student's typed formula: nothing in a data file is run as
+Python. `model`, `quantity` and `note` name objects of the document's module.
 """
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType
 from typing import Any
 
+import numpy as np
+
+from ln_core.audit import quantities as q
 from ln_core.audit.model import Correction, Entry
+from ln_core.audit.setting import Setting
+from ln_core.audit.symbols import AUDIT, audit_functions, audit_values
+from ln_core.formula import FormulaError, Node, evaluate, parse
 
 HERE = Path(__file__).parent
+# A formula that divides by 0 or overflows on some inputs gives no number there: the judge
+# reads the NaN as "these inputs cannot decide", as it reads any non-finite value.
+NO_NUMBER = ("division-by-zero", "overflow", "undefined")
 
 
 @dataclass(frozen=True)
 class Expression:
-    """One formula of a data file, called with the value of its one free variable."""
+    """One formula of a data file: its text and tree, called with a Setting."""
 
     text: str
-    variable: str
-    code: CodeType = field(repr=False, compare=False)
-    namespace: dict[str, object] = field(repr=False, compare=False)
+    tree: Node
 
     @classmethod
-    def compile(cls, text: str, variable: str, namespace: dict[str, object]) -> Expression:
-        code = compile(text, f"<{text}>", "eval")
-        return cls(text=text, variable=variable, code=code, namespace=namespace)
+    def read(cls, text: str) -> Expression:
+        tree = parse(" ".join(text.split()), AUDIT)
+        if isinstance(tree, FormulaError):
+            raise ValueError(f"The audit formula {text!r} does not parse: {tree.describe()}")
+        return cls(text=text, tree=tree)
 
-    def __call__(self, value: Any) -> Any:
-        return eval(self.code, {**self.namespace, self.variable: value})
+    def __call__(self, st: Setting) -> np.ndarray:
+        value = evaluate(
+            self.tree, audit_values(st), audit_functions(st), max_elements=None, max_seconds=None
+        )
+        if isinstance(value, FormulaError):
+            if value.kind in NO_NUMBER:
+                return np.asarray(np.nan)
+            raise ValueError(f"The audit formula {self.text!r} fails: {value.describe()}")
+        return value
 
 
 def read_toml(name: str) -> dict[str, Any]:
@@ -44,43 +60,43 @@ def read_toml(name: str) -> dict[str, Any]:
         return tomllib.load(f)
 
 
-def load_entries(document: str, namespace: Mapping[str, object]) -> tuple[Entry, ...]:
+def _look_up(text: str, names: Mapping[str, Any]) -> Any:
+    """A name of the document's module, or q.NAME for a quantity of ln_core.audit.quantities."""
+    if text.startswith("q."):
+        return getattr(q, text[2:])
+    return names[text]
+
+
+def load_entries(document: str, names: Mapping[str, Any]) -> tuple[Entry, ...]:
     """Document `document`'s entries from doc<document>.toml, in file order.
 
-    namespace: the helpers the expressions use (np, the quantities, the document's models and
-    functions); `model` and `quantity` are names or attributes looked up in it.
+    names: the document module's models, quantities and note functions, by name.
     """
-
-    names = dict(namespace)
-
-    def st_formula(text: str) -> Expression:
-        return Expression.compile(text, "st", names)
-
-    def look_up(text: str) -> Any:
-        return eval(text, names)
 
     def entry(row: dict[str, Any]) -> Entry:
         correction = row.get("correction")
+        note: Callable | None = _look_up(row["note"], names) if "note" in row else None
         return Entry(
             id=row["id"],
             document=document,
             step=row["step"],
             line=row["line"],
-            model=look_up(row.get("model", "MODEL")),
-            quantity=look_up(row["quantity"]),
-            formula=st_formula(row["formula"]),
+            model=_look_up(row.get("model", "MODEL"), names),
+            quantity=_look_up(row["quantity"], names),
+            formula=Expression.read(row["formula"]),
             correction=None
             if correction is None
             else Correction(
                 latex=correction["latex"],
-                formula=st_formula(correction["formula"]),
+                formula=Expression.read(correction["formula"]),
                 mistake=correction["mistake"],
                 agrees_when=correction["agrees_when"],
                 exposed_by=correction["exposed_by"],
             ),
-            where=st_formula(row["where"]) if "where" in row else None,
+            where=Expression.read(row["where"]) if "where" in row else None,
             reading=row.get("reading", ""),
-            note=Expression.compile(row["note"], "case", names) if "note" in row else None,
+            note=note,
+            written_by_lab=row.get("written_by_lab", False),
         )
 
     return tuple(entry(row) for row in read_toml(f"doc{document}.toml")["entry"])

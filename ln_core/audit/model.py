@@ -1,43 +1,21 @@
-"""The audit's vocabulary: the model a document assumes, the quantity a formula claims to be,
-one audited formula (an entry), and the judged result.
+"""The audit's vocabulary: the quantity a formula claims to be, one audited formula (an entry),
+and the judged result.
 
-Formulas and references are functions of a `Setting` (ln_core.audit.setting): the forward pass
-and staged backward in the document's own model, on the student's inputs in float64.
+Formulas and references are functions of a `Setting` (ln_core.audit.setting, which also holds
+the Model a document assumes): the forward pass and staged backward in the document's own
+model, on the student's inputs in float64. This module reads setting, never the reverse.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ln_core.audit.setting import Case, Setting
+from ln_core.audit.setting import Case, Model, Setting
 
-Formula = Callable[["Setting"], np.ndarray]
-
-
-@dataclass(frozen=True)
-class Model:
-    """What a document assumes: one scalar γ or one per feature, ε or not, which axis it
-    normalizes ("features": LayerNorm, each vector over its D features; "batch": each feature
-    over the N vectors of the batch, BatchNorm's graph)."""
-
-    gamma: str
-    eps: bool
-    axis: str
-
-    def describe(self) -> str:
-        gamma = "one scalar γ and β" if self.gamma == "scalar" else "one γ and β per feature"
-        eps = "σ² + ε under the root" if self.eps else "no ε (σ is the plain standard deviation)"
-        axis = (
-            "statistics over the D features of each vector (LayerNorm)"
-            if self.axis == "features"
-            else "statistics over the N vectors of the batch, per feature (BatchNorm's graph)"
-        )
-        return f"{gamma}; {eps}; {axis}"
+Formula = Callable[[Setting], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -48,7 +26,10 @@ class Quantity:
     scale: the natural size of the quantity's terms on these inputs; a reference far below it
     is round-off, and agreement is measured against it. always_zero: the quantity is 0 on
     every input (a claim "= 0" is then decided by the formula's size alone).
-    numerical: the reference is a central difference, so agreement is looser.
+    moved, read: for a central-difference reference, what is moved ("x" or a node, the others
+    held) and which node is read; empty for a reference computed in closed form. The verdict's
+    bound then includes the difference's own round-off and truncation. at_rows: the reference
+    holds only the entries k of Setting.rows on the last axis, where formulas are compared.
     """
 
     text: str
@@ -56,7 +37,9 @@ class Quantity:
     compute: Formula
     scale: Callable[[Setting], float]
     always_zero: bool = False
-    numerical: bool = False
+    moved: str = ""
+    read: str = ""
+    at_rows: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,7 +65,8 @@ class Entry:
     code. where: which entries of the quantity the line speaks about (a case of a piecewise
     formula), None for all. reading: how a typo or an ambiguity was read, and why.
     note: teaching notes computed on the inputs, one per stacked case (for a model difference
-    that is not a mistake).
+    that is not a mistake). written_by_lab: the document announces the step but never writes
+    it, so `line` is the lab's own completion, not the document's.
     """
 
     id: str
@@ -96,6 +80,7 @@ class Entry:
     where: Callable[[Setting], np.ndarray] | None = None
     reading: str = ""
     note: Callable[[Case], list[str]] | None = None
+    written_by_lab: bool = False
 
     @property
     def expected(self) -> str:
@@ -110,7 +95,8 @@ class AuditResult:
     verdict: 'correct', 'wrong' or 'cannot decide'. error: rel_error of the formula against
     the reference (None when the document's model is undefined on these inputs). reason: why
     this verdict, in words. values / reference_values: the first few numbers of each.
-    mistake, correction, correction_error: None for a formula with no mistake.
+    mistake, correction, correction_error: None for a formula with no mistake. written_by_lab:
+    the line is the lab's own completion of a step the document never writes.
     """
 
     id: str
@@ -130,3 +116,4 @@ class AuditResult:
     correction: str | None
     correction_error: float | None
     note: str
+    written_by_lab: bool = False

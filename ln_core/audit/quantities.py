@@ -19,6 +19,8 @@ from ln_core.closed_form import dx_path_terms
 
 # -- natural sizes ---------------------------------------------------------------------------
 
+_ROWS = "all of them up to D = 8, else 8 evenly spaced"
+
 
 Scale = Callable[[Setting], np.ndarray]
 
@@ -162,14 +164,16 @@ RESIDUAL_DX = Quantity(
 )
 RESIDUAL_DY = Quantity(
     text="∂C/∂y⁽ⁿ⁾, the gradient reaching the sublayer's output in z = x + y",
-    how="ln_core.residual's backward: the gradient it hands the sublayer",
-    compute=lambda st: st.residual[1].dz,
+    how=f"central differences in the sublayer's output y⁽ⁿ⁾ with x held (z = x + y moves, "
+    f"LayerNorm re-runs); entries: {_ROWS}",
+    compute=lambda st: st.sublayer_output_derivative(),
     scale=_residual_size,
+    moved="y",
+    read="normalized_x",
+    at_rows=True,
 )
 
 # -- Jacobian entries, rows k of Setting.rows: (V, R, D) --------------------------------------
-
-_ROWS = "all of them up to D = 8, else 8 evenly spaced"
 
 
 def _xhat_path(path: str, text: str) -> Quantity:
@@ -217,7 +221,8 @@ def _of_x(node: str, text: str, scale: Scale) -> Quantity:
         how=f"{_CENTRAL}: x_j moved, {node} read; j: {_ROWS}",
         compute=lambda st: st.x_derivative(node)[..., 0],
         scale=scale,
-        numerical=True,
+        moved="x",
+        read=node,
     )
 
 
@@ -231,7 +236,8 @@ DSQUARE_DX = Quantity(
     how=f"{_CENTRAL}: x_j moved, sq_xsm read; j: {_ROWS}",
     compute=lambda st: st.x_derivative("sq_xsm"),
     scale=lambda st: 2.0 * st.largest(np.abs(st.x_sm) + st.sigma),
-    numerical=True,
+    moved="x",
+    read="sq_xsm",
 )
 
 
@@ -248,7 +254,8 @@ def _of_node(
         compute=lambda st: st.node_derivative(target, node),
         scale=scale,
         always_zero=always_zero,
-        numerical=True,
+        moved=node,
+        read=target,
     )
 
 

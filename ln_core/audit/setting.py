@@ -14,16 +14,19 @@ gradient from dnormalized_x to dx is then the one of the real γ.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from typing import Any, Protocol
 
 import numpy as np
 
-from ln_core.audit.model import AuditResult, Model, Quantity
 from ln_core.backward import StagedGrads, backward
 from ln_core.closed_form import PathTerms, dx_path_terms
-from ln_core.forward import LINES, NODE_NAMES, Cache, forward, forward_from, run_lines
-from ln_core.node_check import node_step
+from ln_core.forward import Cache, forward, forward_from, run_nodes
+from ln_core.gradcheck import ROUND_OFF as DIFFERENCE_ROUND_OFF
+from ln_core.gradcheck import TRUNCATION as DIFFERENCE_TRUNCATION
+from ln_core.node_check import NODE_UNITS, node_step
 from ln_core.residual import (
     ResidualCache,
     ResidualGrads,
@@ -61,6 +64,35 @@ def sublayer_gain(d: int) -> float:
 def per_case_max(a: np.ndarray | float, cases: int) -> np.ndarray:
     """max over everything but the leading case axis, (C,)."""
     return np.max(np.broadcast_to(a, (cases, *np.shape(a)[1:])).reshape(cases, -1), axis=1)
+
+
+@dataclass(frozen=True)
+class Model:
+    """What a document assumes: one scalar γ or one per feature, ε or not, which axis it
+    normalizes ("features": LayerNorm, each vector over its D features; "batch": each feature
+    over the N vectors of the batch, BatchNorm's graph)."""
+
+    gamma: str
+    eps: bool
+    axis: str
+
+    def describe(self) -> str:
+        gamma = "one scalar γ and β" if self.gamma == "scalar" else "one γ and β per feature"
+        eps = "σ² + ε under the root" if self.eps else "no ε (σ is the plain standard deviation)"
+        axis = (
+            "statistics over the D features of each vector (LayerNorm)"
+            if self.axis == "features"
+            else "statistics over the N vectors of the batch, per feature (BatchNorm's graph)"
+        )
+        return f"{gamma}; {eps}; {axis}"
+
+
+class Reference(Protocol):
+    """What a reference is computed from: an audit Quantity (ln_core.audit.model), which
+    reads a Setting, so this module names only the two parts it calls."""
+
+    compute: Callable[[Setting], np.ndarray]
+    scale: Callable[[Setting], Any]
 
 
 @dataclass(frozen=True)
@@ -125,6 +157,12 @@ class Setting:
         """The one γ of a scalar-γ model, (C, 1, 1)."""
         return self.gamma[..., :1]
 
+    @property
+    def offset(self) -> np.ndarray:
+        """1 + max(s |x|) per case, (C,): what a few ulp of the largest |x| are worth in units
+        of σ, where x − μ cancels them."""
+        return 1.0 + self.largest(np.abs(self.x) * self.s)
+
     def group_sum(self, a: np.ndarray) -> np.ndarray:
         """Σ over the normalized axis, kept as size 1 so it broadcasts back."""
         return np.sum(a, axis=self.cache.axis, keepdims=True)
@@ -187,10 +225,10 @@ class Setting:
     # -- references computed once per setting ------------------------------------------------
 
     @cached_property
-    def _references(self) -> dict[Quantity, tuple[np.ndarray, np.ndarray]]:
+    def _references(self) -> dict[Reference, tuple[np.ndarray, np.ndarray]]:
         return {}
 
-    def reference(self, quantity: Quantity) -> tuple[np.ndarray, np.ndarray]:
+    def reference(self, quantity: Reference) -> tuple[np.ndarray, np.ndarray]:
         """The quantity's reference value and natural size per case, (C,), computed once."""
         if quantity not in self._references:
             value = np.asarray(quantity.compute(self), dtype=np.float64)
@@ -207,10 +245,9 @@ class Setting:
         x, hot = self.x, self._diagonal
         shift = node_step(self.cache, "x")[..., self.rows, None] * hot
         plus, minus = x[..., None, :] + shift, x[..., None, :] - shift
-        stop = NODE_NAMES.index("sqrt_sve") + 1
 
         def statistics(moved: np.ndarray) -> dict[str, np.ndarray]:
-            return run_lines(LINES, {"x": moved}, self.cache.axis, self.cache.eps, stop=stop)
+            return run_nodes({"x": moved}, self.cache.axis, self.cache.eps, through="sqrt_sve")
 
         return statistics(plus), statistics(minus), (plus - minus)[..., hot]
 
@@ -238,6 +275,53 @@ class Setting:
         up, down, step = self._node_moves[node]
         return (up[target] - down[target]) / step
 
+    def sublayer_output_derivative(self) -> np.ndarray:
+        """∂C/∂y_k for the sublayer's output y, k = rows, by central differences with x held:
+        z = x + y moves by ± the step of z's own LayerNorm, which alone re-runs. (C, V, R)."""
+        block = self.residual[0]
+        z, hot = block.z, self._diagonal
+        shift = node_step(block.ln, "x")[..., self.rows, None] * hot
+        plus, minus = z[..., None, :] + shift, z[..., None, :] - shift
+
+        def normalized(moved: np.ndarray) -> np.ndarray:
+            nodes = run_nodes({"x": moved}, (-1,), block.ln.eps, through="normalized_x")
+            return nodes["normalized_x"]
+
+        # The block's LayerNorm has γ = 1 and the upstream dout ⊙ γ (see the module docstring).
+        upstream = (self.dy * self.gamma)[..., None, :]
+        change = np.sum(upstream * (normalized(plus) - normalized(minus)), axis=-1)
+        return change / (plus - minus)[..., hot]
+
+    def difference_bound(self, moved: str, read: str, scale: np.ndarray) -> np.ndarray:
+        """How far a central difference (x or node `moved`, node `read`) may sit from the
+        exact derivative, per case (C,); scale: the derivative's natural size per case.
+
+        Round-off: `read` is recomputed with an error of up to a chain of 2 + log2 n roundings
+        of its own size and, when x moves, of the mean's error (a few ulp of the group's largest
+        |x|, M) times how much `read` moves with the mean (at most n times the derivative's
+        size); divided by the step. Truncation: (h / unit)^2 times the size, times
+        (1 + max|x̂|)^2 for how fast the derivative itself bends.
+        """
+        machine_eps = float(np.finfo(np.float64).eps)
+        chain = 2.0 + np.log2(self.n)
+        cases = self.cases
+        # The sublayer's output y moves z, the input of the block's own LayerNorm.
+        cache = self.residual[0].ln if moved == "y" else self.cache
+        moved = "x" if moved == "y" else moved
+        h = node_step(cache, moved)
+        inverse_step = per_case_max(1.0 / h, cases)
+        value = per_case_max(np.abs(getattr(cache, read)), cases)
+        if moved == "x":
+            unit = cache.sqrt_sve
+            offset = per_case_max(np.abs(cache.x), cases) * self.n * scale
+        else:
+            unit = getattr(cache, NODE_UNITS[moved])
+            offset = 0.0
+        round_off = machine_eps * chain * (value + offset) * inverse_step
+        bend = (1.0 + self.largest(np.abs(cache.normalized_x))) ** 2
+        truncation = per_case_max((h / unit) ** 2, cases) * scale * bend
+        return DIFFERENCE_ROUND_OFF * round_off + DIFFERENCE_TRUNCATION * truncation
+
     # -- the residual block around LayerNorm (document 000) ---------------------------------
 
     @cached_property
@@ -257,7 +341,8 @@ class Case:
 
     x, dout: (C, V, D); gamma, beta: (C, D); eps: the student's ε (documents without ε are
     judged at 0). settings: one Setting per model and ε, built on first use; judged: the
-    results of entries already judged, by entry id and ε. Cases made by with_eps share both.
+    AuditResults (ln_core.audit.model) of entries already judged, by entry id and ε. Cases
+    made by with_eps share both.
     """
 
     x: np.ndarray
@@ -268,7 +353,7 @@ class Case:
     settings: dict[tuple[Model, float], Setting] = field(
         default_factory=dict, repr=False, compare=False
     )
-    judged: dict[tuple[str, float], list[AuditResult]] = field(
+    judged: dict[tuple[str, float], list[Any]] = field(
         default_factory=dict, repr=False, compare=False
     )
 

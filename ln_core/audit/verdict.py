@@ -1,14 +1,22 @@
 """Judging one entry on a case: correct, wrong, or "these inputs cannot decide".
 
-Everything is judged in float64 against the quantity the formula claims to be. With `scale`
-the natural size of that quantity's terms and tol = RTOL * scale:
+Everything is judged in float64 against the quantity the formula claims to be, by the lab's one
+rule (ln_core.verdict): the largest gap between formula and reference against a bound on what
+round-off explains, with `scale` the natural size of the quantity's terms:
 
-- the formula agrees when max|formula - reference| <= tol;
-- a reference at most ZERO * tol in size is round-off (0 in exact arithmetic, e.g. dx at D = 2
-  without ε): a formula that also gives about 0 is not evidence either way -> cannot decide;
+- the bound: ROUNDINGS chains of 2 + log2 n roundings of `scale` (the formula and a reference
+  computed in closed form rearrange the same float64 values), times 1 + s M (the computed
+  x - μ does not sum to exactly 0 but to a few ulp of M, the largest |x|, and two formulas may
+  lean on that sum differently; see ln_core.agreement), plus, for a reference from central
+  differences, that difference's own round-off and truncation (Setting.difference_bound: a
+  large common offset, the step and the dtype limit what it resolves);
+- gap above the bound -> wrong, with certainty;
+- gap within it, but the bound not small against the true value's size (the largest
+  |reference|; `scale` for a quantity that is 0 on every input) -> cannot decide: the true
+  value is 0 up to round-off, and any formula that gives about 0 matches it;
 - a wrong formula (one with a correction) that agrees on these inputs -> cannot decide, with
   the reason it agrees here and the inputs that would expose it;
-- otherwise agreement is 'correct' and disagreement 'wrong'.
+- otherwise correct.
 
 A Case may stack several cases; every number above is taken per case.
 """
@@ -22,10 +30,10 @@ import numpy as np
 
 from ln_core.audit.model import AuditResult, Entry, Formula, Model
 from ln_core.audit.setting import Case, Setting
+from ln_core.verdict import CANNOT_RESOLVE, PASS, decide
 
-RTOL = 1e-9
-RTOL_NUMERICAL = 1e-7  # a central difference in float64 is good to about 1e-10 of its scale
-ZERO = 100.0
+# Safety factor on the rounding chain of two float64 computations from the same values.
+ROUNDINGS = 64.0
 SHOWN = 6  # how many numbers of the formula and the reference a result carries
 
 
@@ -81,9 +89,9 @@ class _Compared:
 
     @property
     def error(self) -> np.ndarray:
-        """ln_core.gradcheck.rel_error per case: max|a - n| / max(1e-12, max(|a| + |n|))."""
+        """ln_core.verdict.rel_error per case: max|a - n| / max(|a| + |n|), 0 when both are 0."""
         both = self.largest(np.abs(self.value) + np.abs(self.reference))
-        return self.gap / np.maximum(1e-12, both)
+        return np.divide(self.gap, both, out=np.zeros_like(self.gap), where=self.gap > 0)
 
     @cached_property
     def _first(self) -> np.ndarray:
@@ -100,6 +108,8 @@ def _compared(entry: Entry, st: Setting, formula: Formula) -> _Compared:
     """`formula` (the entry's or its correction) and the entry's reference."""
     with np.errstate(all="ignore"):
         value = np.asarray(formula(st), dtype=np.float64)
+    if entry.quantity.at_rows:
+        value = value[..., st.rows]
     value, reference = np.broadcast_arrays(value, st.reference(entry.quantity)[0])
     mask = None
     if entry.where is not None:
@@ -124,6 +134,7 @@ def _base(entry: Entry) -> dict:
         "reference_values": (),
         "error": None,
         "correction_error": None,
+        "written_by_lab": entry.written_by_lab,
     }
 
 
@@ -153,10 +164,13 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
         ]
     compared = _compared(entry, st, entry.formula)
     finite = compared.largest(np.where(np.isfinite(compared.value), 0.0, 1.0)) == 0
-    scale = st.reference(entry.quantity)[1]
-    tol = (RTOL_NUMERICAL if entry.quantity.numerical else RTOL) * scale
+    quantity = entry.quantity
+    scale = st.reference(quantity)[1]
+    bound = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale * st.offset
+    if quantity.moved:
+        bound = bound + st.difference_bound(quantity.moved, quantity.read, scale)
     gap, error = compared.gap, compared.error
-    size = compared.largest(np.abs(compared.reference))
+    size = scale if quantity.always_zero else compared.largest(np.abs(compared.reference))
     corrected = None
     if entry.correction is not None:
         corrected = _compared(entry, st, entry.correction.formula).error
@@ -171,7 +185,7 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
                 AuditResult(**base, verdict="cannot decide", reason=reason, note=notes[c])
             )
             continue
-        verdict, reason = _decide(entry, case, c, gap[c], tol[c], size[c], error[c], scale[c])
+        verdict, reason = _decide(entry, case, c, gap[c], bound[c], size[c], error[c], scale[c])
         results.append(
             AuditResult(
                 **{
@@ -194,30 +208,34 @@ def _decide(
     case: Case,
     c: int,
     gap: float,
-    tol: float,
+    bound: float,
     size: float,
     error: float,
     scale: float,
 ) -> tuple[str, str]:
     """The verdict and its reason for case c, from the numbers of the module docstring."""
-    agrees = gap <= tol
-    if agrees and size <= ZERO * tol and not entry.quantity.always_zero:
+    excess = gap / bound if bound > 0 else (np.inf if gap > 0 else 0.0)
+    status = decide(excess, bound, size)
+    if status == CANNOT_RESOLVE:
         return "cannot decide", (
             f"These inputs cannot decide: the true value is 0 here up to round-off (at most "
-            f"{size:.1e}, against terms of size {scale:.1e}), so any formula that gives about "
-            f"0 matches it. Here {_why_zero(case, entry.model, c)}."
+            f"{size:.1e}, while round-off can explain {bound:.1e}, on terms of size "
+            f"{scale:.1e}), so any formula that gives about 0 matches it. Here "
+            f"{_why_zero(case, entry.model, c)}."
         )
-    if agrees and entry.correction is not None:
+    if status == PASS and entry.correction is not None:
         return "cannot decide", (
             f"These inputs cannot decide: the formula is wrong (see the mistake), yet here it "
             f"matches the true value to {error:.1e}, because it agrees whenever "
             f"{entry.correction.agrees_when}. {entry.correction.exposed_by}"
         )
-    if agrees:
+    if status == PASS:
         return "correct", (
-            f"The formula gives the true value to a relative error of {error:.1e}: round-off."
+            f"The formula gives the true value to {gap:.1e} (relative error {error:.1e}), "
+            f"within what round-off can explain here ({bound:.1e})."
         )
     return "wrong", (
         f"The formula misses the true value: the largest gap is {gap:.1e} on terms of size "
-        f"{scale:.1e} (relative error {error:.1e}), far above round-off."
+        f"{scale:.1e} (relative error {error:.1e}), {excess:.3g}× what round-off can explain "
+        f"here ({bound:.1e})."
     )

@@ -3,10 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from teaching.verdicts import rounding_agreement
+from teaching.verdicts import resolving_inputs, rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import share, state
@@ -91,6 +93,9 @@ def normalized() -> None:
             "Read: the output (left) and dx (right) entry by entry, red positive, blue negative; "
             "compare which axis their patterns run along as you switch normalization."
         )
+        with st.expander("Take this view to Jupyter", icon=":material/download:"):
+            # The notebooks show the normalization chosen above, on the same rows.
+            notebook_downloads(View(batch, s["preset"], share.current_link(), norm))
     share.write_link()  # the chosen normalization is part of the link
 
 
@@ -101,12 +106,14 @@ with stops_on_error():
     batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
+    hint = resolving_inputs(compute.forward(batch, 0), batch.dout)
     for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
         verdict = rounding_agreement(
             f"BatchNorm's {name} from the staged graph (axis = 0) against LayerNorm on the "
-            "transpose (relative error)",
-            error,
+            "transpose",
+            comparison.judgements[name],
             batch.dtype,
+            hint,
         )
         verdict_metric(name, f"{error:.1e}", verdict, col)
     st.caption(

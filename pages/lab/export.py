@@ -6,9 +6,11 @@ import streamlit as st
 
 from ui.entry.errors import stops_on_error
 from ui.export.bundle import numpy_snippet, to_json, to_npz
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
 from ui.export.report import html_report
 from ui.server import caps, compute
-from ui.session import class_link, share, state
+from ui.session import affine_control, class_link, share, state
 
 st.title("Export and share")
 
@@ -33,7 +35,8 @@ st.caption(
     "Figures download as PNG from their toolbar's camera icon."
 )
 with stops_on_error():
-    inputs = state.inputs()
+    # The layer options the Stepper and Gradient check show (affine, per sequence).
+    inputs = affine_control.for_page(state.inputs(), "export")
     bundle = compute.bundle(inputs)
     downloads = [
         ("JSON bundle", to_json, "layernorm_example.json", "application/json", "data_object"),
@@ -45,9 +48,15 @@ with stops_on_error():
         col.download_button(
             label, partial(write, bundle), file_name=file_name, mime=mime, icon=f":material/{icon}:"
         )
+    st.markdown("**The example as a Jupyter notebook**")
+    # The layer options are the Stepper's (and the link's): the notebooks carry them.
+    notebook_downloads(
+        View(affine_control.applied(inputs), st.session_state["preset"], share.current_link())
+    )
     st.markdown("**The example in plain NumPy**")
     st.caption(
         "The inputs, the ten forward lines and the backward pass, needing nothing but NumPy: "
-        "run it anywhere and it prints out, dx, dgamma and dbeta, the numbers this lab shows."
+        "run it anywhere and it prints out, dx and the gradients of gamma and beta (those the "
+        "layer applies), the numbers this lab shows with the Stepper's options."
     )
     st.code(numpy_snippet(bundle), language="python", wrap_lines=True)

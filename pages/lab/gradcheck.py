@@ -1,21 +1,19 @@
 """Gradient check: analytic gradients against central differences, and how a check fails."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ln_core.bugs import Bug
-from ln_core.gradcheck import TOLERANCES
-from teaching.verdicts import CANNOT_RESOLVE, FAIL, PASS, caught, gradient_verdict
+from ln_core.bugs import CAUGHT, Bug
+from teaching.verdicts import RULE, caught, check_headline, gradient_verdict, resolving_inputs
 from ui.draw.figures import error_vs_step
 from ui.draw.matrix_view import draw_matrix
-from ui.draw.tables import CHECK_COLUMNS, check_frame, numbers_table
+from ui.draw.tables import CHECK_COLUMNS, bug_frame, check_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.entry.picker import pick_vector
 from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import affine_control, share, state
+from ui.session.picker import pick_vector
 
 s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
@@ -30,30 +28,26 @@ st.markdown(
 )
 caps.enforce("gradcheck")
 
-bars = " and ".join(f"{tol:g} in {np.dtype(d).name}" for d, (tol, _, _) in TOLERANCES.items())
 st.caption(
-    f"A tensor passes when its relative error is at most {bars} (float32 keeps about 7 digits, "
-    "so its bar is lower), fails above that, and is reported as cannot resolve when its exact "
-    "gradient is too small for central differences to tell apart at this step. In the tables, "
-    "each entry's error is labelled tiny, small or large: not a verdict, but where a tensor's "
-    "error comes from (an entry whose exact gradient is near 0 can show a large error in a "
-    "tensor that passes)."
+    f"{RULE} In the tables, each entry's relative error is labelled tiny, small or large: not "
+    "a verdict, but where a tensor's error comes from (an entry whose exact gradient is near 0 "
+    "can show a large relative error in a tensor that passes)."
 )
-# Per sequence, a sequence is one group: the same bound as D per token.
-MAX_GROUP = caps.CAPS["gradcheck"].max_d
+MAX_GROUP = affine_control.PAGES["gradcheck"]
 affine_control.draw(MAX_GROUP)
 
 with stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
-    verdict = "passes" if check.passed else "FAILS"
-    st.header(f"The staged backward {verdict} (step h = {check.h:.2e}, {inputs.dtype})")
+    hint = resolving_inputs(compute.forward(inputs), inputs.dout)
+    st.subheader(f"{check_headline(check)} (step h = {check.h:.2e}, {inputs.dtype})")
+    verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
     for tensor in check.unresolved:
-        st.info(check.advice(tensor), icon=":material/blur_on:")
+        st.info(f"{tensor}: {verdicts[tensor].sentence}", icon=":material/blur_on:")
     cols = st.columns(3)
     for col, tensor in zip(cols, check.tensors, strict=False):
         error = check.errors["backward"][tensor]
-        verdict = gradient_verdict(check, tensor)
+        verdict = verdicts[tensor]
         verdict_metric(f"{tensor}: {verdict.status}", f"{error:.1e}", verdict, col)
     tabs = st.tabs(list(check.tensors))
     for tab, tensor in zip(tabs, check.tensors, strict=True):
@@ -82,13 +76,6 @@ def step_sweep(index: tuple[int, ...]) -> None:
         )
 
 
-# The outcome of injecting a bug, in the words of a catch: the check failing is the good news.
-OUTCOME = {PASS: "caught", FAIL: "missed", CANNOT_RESOLVE: "cannot tell"}
-OUTCOME_ICON = {
-    PASS: ":material/bug_report:",
-    FAIL: ":material/visibility_off:",
-    CANNOT_RESOLVE: ":material/help:",
-}
 NO_BUG = "none"
 
 
@@ -113,38 +100,34 @@ def break_the_backward(index: tuple[int, ...]) -> None:
             return
         bug = Bug(choice)
         st.info(bug.description)
-        inputs = affine_control.applied(state.inputs(), MAX_GROUP)
-        errors, tol = compute.bug_check(inputs, bug.value)
-        verdict = caught(errors["dx"], tol, inputs.dtype)
-        outcome = OUTCOME[verdict.status]
+        # One vector, as in the table below: each eps is a full gradient check of its own.
+        vector = affine_control.applied(state.inputs(), MAX_GROUP).vector(index)
+        result = compute.bug_check(vector, bug.value)
+        verdict = caught(result, vector.dtype)
         cols = st.columns(2)
         cols[0].metric(
-            "dx relative error",
-            f"{errors['dx']:.1e}",
-            help="The buggy backward's dx against central differences: the number the check "
-            "judges.",
+            "buggy dx relative error",
+            f"{result.judgement.relative:.1e}",
+            help="The buggy backward's dx against central differences, on the vector chosen "
+            "above: the gap the check judges.",
         )
-        cols[1].metric("the check on this bug", outcome, help=verdict.help)
-        cols[1].caption(f"{OUTCOME_ICON[verdict.status]} {outcome.capitalize()}: {verdict.reason}")
-        if verdict.status == FAIL:
+        verdict_metric("caught by the check", verdict.status, verdict, cols[1])
+        if result.outcome != CAUGHT:
             st.warning(bug.caveat or "This bug hides at these inputs.")
-        vector = inputs.vector(index)
-        true_dx, buggy_dx = compute.bug_dx(vector, bug.value)
-        st.caption(
-            "dx entry by entry on the vector chosen above: the correct backward and the buggy one"
-        )
-        numbers_table(pd.DataFrame({"correct dx": true_dx, "buggy dx": buggy_dx}))
-        st.caption("The same bug at other values of eps, on that vector:")
-        # One vector, not the whole batch: each eps is a full gradient check of its own.
+        st.caption("The buggy dx beside the true one and central differences, on this vector:")
+        st.dataframe(bug_frame(result), width="stretch")
+        st.caption("The same bug at other values of eps, on the same vector and by the same rule:")
         rows = {
-            f"eps = {eps:g}": compute.bug_check(vector.with_eps(eps), bug.value)[0]["dx"]
+            f"eps = {eps:g}": compute.bug_check(vector.with_eps(eps), bug.value)
             for eps in EPS_SWEEP
         }
         st.dataframe(
             pd.DataFrame(
                 {
-                    "dx relative error": [f"{e:.1e}" for e in rows.values()],
-                    "the check": ["caught" if e > tol else "missed" for e in rows.values()],
+                    "buggy dx relative error": [
+                        f"{r.judgement.relative:.1e}" for r in rows.values()
+                    ],
+                    "caught": [r.outcome for r in rows.values()],
                 },
                 index=list(rows),
             ),

@@ -7,12 +7,12 @@ import streamlit as st
 
 from teaching.upstream import constant_dout_warning
 from ui.entry.csv_io import to_csv
-from ui.entry.editors import array_editor
-from ui.entry.edits import edits_bar
 from ui.entry.errors import shown_errors
-from ui.entry.fields import whole_field
 from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 from ui.session import state
+from ui.session.editors import array_editor
+from ui.session.edits import edits_bar
+from ui.session.fields import whole_field
 
 s = st.session_state
 st.title("Inputs")

@@ -9,10 +9,10 @@ from ui.draw.figures import eigenvalues
 from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.entry.picker import pick_vector
 from ui.lesson.predict import predict
 from ui.server import caps, compute
 from ui.session import share, state
+from ui.session.picker import pick_vector
 
 s = st.session_state
 

@@ -1,19 +1,17 @@
 """Residual (post-LN) block: y = LN(x + F(x)); x's gradient arrives along two paths."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ln_core.gradcheck import tolerance
-from teaching.verdicts import numerical_agreement
+from teaching.verdicts import numerical_agreement, resolving_inputs
 from ui.draw.figures import grouped_bars, heatmap
 from ui.draw.tables import vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.entry.picker import pick_vector
 from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import state
+from ui.session.picker import pick_vector
 
 s = st.session_state
 
@@ -30,16 +28,17 @@ caps.enforce("residual")
 
 with stops_on_error():
     inputs = state.inputs()
-    cache, grads, errors = compute.residual(inputs, int(s["seed"]))
+    cache, grads, judgements = compute.residual(inputs, int(s["seed"]))
+    hint = resolving_inputs(cache.ln, inputs.dout)
     cols = st.columns(3)
-    for col, name in zip(cols, ("dx", "dW", "dc"), strict=True):
+    for col, (name, judgement) in zip(cols, judgements.items(), strict=True):
         verdict = numerical_agreement(
-            f"{name} of the block's backward pass against central differences (relative error)",
-            errors[name],
-            tolerance(np.dtype(inputs.dtype)),
+            f"{name} of the block's backward pass against central differences",
+            judgement,
             inputs.dtype,
+            hint,
         )
-        verdict_metric(f"{name} vs numerical", f"{errors[name]:.1e}", verdict, col)
+        verdict_metric(f"{name} vs numerical", f"{judgement.relative:.1e}", verdict, col)
     index = pick_vector(inputs.x.shape)
     parts = {
         "through the skip (= dz)": grads.dx_skip[index],

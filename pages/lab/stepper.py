@@ -9,16 +9,19 @@ import streamlit as st
 from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
+from teaching.steps import N_STEPS, Step
+from teaching.verdicts import resolving_inputs
 from ui.draw import step_view
 from ui.draw.result_panel import result_panel
 from ui.entry.errors import shown_errors
 from ui.entry.inputs import Inputs
-from ui.entry.picker import pick_vector
+from ui.export.notebook import View
+from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
-from ui.lesson.steps import N_STEPS, Step
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state, step_nav
+from ui.session.picker import pick_vector
 
 s = st.session_state
 
@@ -81,19 +84,36 @@ def stepper() -> None:
             )
             if len(cache.axis) == 2:
                 index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-            if not revealed:
-                return
-            if current.backward:
-                step_view.gradient(current, cache, grads, index)
-            else:
-                step_view.node_value(current, cache, index)
+            if revealed:
+                if current.backward:
+                    step_view.gradient(current, cache, grads, index)
+                else:
+                    step_view.node_value(current, cache, index)
         with after:
-            if current.backward:
-                # In presenter mode the check folds away: one idea per screen, the node first.
-                step_view.numerical_check(current, inputs, index, folded=s["presenter"])
-            if current.number == N_STEPS:
-                step_view.why_dx_sums_to_zero(inputs, index, "jacobian" not in s["hidden"])
-                result_panel(inputs, index)
+            if revealed:
+                revealed_checks(current, inputs, index)
+            with st.expander("Take this view to Jupyter", icon=":material/download:"):
+                notebook_downloads(View(inputs, s["preset"], share.current_link()))
+
+
+def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> None:
+    """After the step's value: its numerical check, and on the last step why Σ dx = 0 and the
+    whole result beside the closed form."""
+    cache, grads = compute.forward_backward(inputs)
+    hint = resolving_inputs(cache, inputs.dout)
+    if current.backward:
+        # In presenter mode the check folds away: one idea per screen, the node first.
+        checks = {node: compute.node_check(inputs, node) for node in current.checked}
+        step_view.numerical_check(
+            current, checks, inputs.dtype, hint, index, folded=s["presenter"]
+        )
+    if current.number == N_STEPS:
+        jacobian_shown = "jacobian" not in s["hidden"]
+        step_view.why_dx_sums_to_zero(
+            compute.dx_sum(inputs), inputs.dtype, hint, index, jacobian_shown
+        )
+        _, judgements = compute.closed_form(inputs)
+        result_panel(grads, judgements, inputs.dtype, hint, index)
 
 
 def undefined_output(current: Step, inputs: Inputs, err: ValueError) -> None:

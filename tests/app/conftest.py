@@ -36,6 +36,7 @@ PAGES = {
     "Jacobian": "pages/lab/jacobian.py",
     "Gradient check": "pages/lab/gradcheck.py",
     "Derivation audit": "pages/lab/audit.py",
+    "Check your derivation": "pages/lab/derive.py",
     "Residual block": "pages/lab/residual.py",
     "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
     "Export and share": "pages/lab/export.py",

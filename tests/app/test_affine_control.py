@@ -73,10 +73,10 @@ def test_the_gradient_check_follows_the_options(lab):
 def test_the_gradient_check_says_when_it_cannot_resolve(lab):
     lab.set_sidebar("d", 2).set_sidebar("eps", 0.0).open("Gradient check")  # dx is 0 exactly
     lab.assert_clean()
-    assert lab.subheaders()[0].startswith("The staged backward passes")
-    (advice,) = [text for text in _infos(lab) if "cannot resolve" in text]
-    assert advice.startswith("dx: cannot resolve at this step.")
-    assert "try D >= 3" in advice
+    assert lab.subheaders()[0].startswith("The staged backward does not fail; dx: cannot resolve")
+    (advice,) = [text for text in _infos(lab) if "Cannot resolve" in text]
+    assert advice.startswith("dx: Cannot resolve: ")
+    assert "Try D ≥ 3" in advice
     assert "dx: cannot resolve" in lab.metrics()
 
 
@@ -116,3 +116,14 @@ def test_per_sequence_too_long_for_the_gradient_check_is_refused_visibly(lab):
     lab.open("Stepper").step_to(1)  # the Stepper takes it: one value per sequence
     assert lab.table(0).shape == (1, 1)
     assert not [w for w in lab.warnings() if "Per sequence" in w]
+
+
+def test_the_sidebar_check_follows_the_pages_per_sequence_choice(open_link):
+    # eps = 0 and a constant first token: no output per token, one per sequence.
+    link = {"shape": "tokens", "b": "1", "l": "2", "d": "2", "eps": "0", "x": "1,1,2,3"}
+    lab = open_link({**link, "per": "sequence"})
+    lab.open("Stepper")
+    assert not lab.errors("sidebar"), lab.errors("sidebar")
+    lab.assert_clean()
+    lab.open("Jacobian")  # a page that always normalizes per token
+    assert lab.errors("sidebar"), "the per-token page's check should refuse the constant token"

@@ -16,11 +16,17 @@ import re
 import numpy as np
 import pytest
 
+from ui.session.share import ARRAYS, SCALARS
+
 LINK_WARNING = "Parts of this link were not usable"
 CSV_BUTTON = "Use this CSV for x"
 CONSTANT = "Constant vector"
 # Markdown that would act (a link, an image, a formula, HTML) unless escaped by a backslash.
 ACTIVE_MARKDOWN = re.compile(r"(?<!\\)(\]\(|!\[|\$|<[a-zA-Z/])")
+# What Streamlit's Markdown (GFM) links even when escaped: an address, a www. host, an e-mail.
+AUTOLINK = re.compile(r"(https?|ftp)://|www\.|[\w.+-]@[\w-]", re.IGNORECASE)
+# Addresses a student (or a prank) may type anywhere text is echoed back.
+ADDRESSES = ("https://ev.il/login", "www.ev.il/x", "user@ev.il", "[Sign in](https://ev.il)")
 NON_FINITE_WORD = re.compile(r"(?<![A-Za-z])(nan|inf|-inf|infinity)(?![A-Za-z])", re.IGNORECASE)
 # Blank by design: a formula that is already right has no corrected form.
 MAY_BE_BLANK = {"corrected form's error"}
@@ -58,15 +64,30 @@ def _shown_numbers_are_finite(lab) -> None:
 
 
 def _messages(lab) -> list[str]:
-    """Every error and warning on the page, with Markdown's escaping backslashes removed."""
+    """Every error and warning on the page, with Markdown's escaping backslashes and the
+    invisible word joiners that keep an address from being linked removed."""
     shown = [e.value for e in lab.at.error] + [w.value for w in lab.at.warning]
-    return [m.replace("\\", "") for m in shown]
+    return [m.replace("\\", "").replace("\u2060", "") for m in shown]
+
+
+def _assert_inert(lab) -> None:
+    """No message, caption or Markdown body on the page holds text Markdown would link."""
+    bodies = [
+        e.value
+        for kind in ("error", "warning", "info", "markdown", "caption")
+        for e in getattr(lab.at, kind)
+    ]
+    for body in bodies:
+        # GFM finds addresses in the text its backslash escapes leave.
+        unescaped = re.sub(r"\\(.)", r"\1", body)
+        assert not AUTOLINK.search(unescaped), f"would be auto-linked: {body!r}"
 
 
 def _assert_safe(lab, *expected: str) -> None:
     """The page rendered, no NaN/inf, and (if given) a message holding each expected phrase."""
     lab.assert_no_exception()
     assert len(lab.at.main.children) > 0, "the page drew nothing"
+    _assert_inert(lab)
     _shown_numbers_are_finite(lab)
     if expected:
         messages = _messages(lab)
@@ -198,11 +219,17 @@ HOSTILE_TEXT = {
     "x": "1,2,[a](http://b.example)",
     "upstream": ":red[loss]",
 }
+# Every key a link may carry, each given one of the addresses in turn.
+LINK_KEYS = (*SCALARS, *ARRAYS, "hide")
+HOSTILE_LINKS = [
+    *HOSTILE_TEXT.items(),
+    *((key, ADDRESSES[i % len(ADDRESSES)]) for i, key in enumerate(LINK_KEYS)),
+]
 
 
-@pytest.mark.parametrize("key", list(HOSTILE_TEXT))
-def test_link_text_is_echoed_literally(open_link, key):
-    lab = open_link({key: HOSTILE_TEXT[key]})
+@pytest.mark.parametrize(("key", "text"), HOSTILE_LINKS)
+def test_link_text_is_echoed_literally(open_link, key, text):
+    lab = open_link({key: text})
     _assert_safe(lab)
     (warning,) = [w.value for w in lab.at.warning]
     assert LINK_WARNING in warning
@@ -210,7 +237,8 @@ def test_link_text_is_echoed_literally(open_link, key):
     assert not ACTIVE_MARKDOWN.search(body), body
     assert not re.search(r"(?<!\\)[*`:]", body.replace("- ", "", 1)), body
     # What stands in the message reads as the student typed it (escapes aside).
-    assert HOSTILE_TEXT[key].split(",")[-1][:40].replace("\\", "") in body.replace("\\", "")
+    shown = body.replace("\\", "").replace("\u2060", "")
+    assert text.split(",")[-1][:40].replace("\\", "") in shown
     _sidebar_drawn(lab)
 
 
@@ -246,6 +274,7 @@ def test_a_long_link_gives_a_short_warning(open_link, params, problems):
         ("eps", "-1e-3", "eps", 1e-5),
         ("eps", "inf", "eps", 1e-5),
         ("eps", "1e400", "eps", 1e-5),
+        ("eps", "1e-400", "eps", 1e-5),
         ("vb", "99", "view_b", 0),
         ("onehot", "5000", "one_hot_index", 0),
         ("presenter", "yes", "presenter", False),
@@ -277,6 +306,55 @@ def test_a_link_number_in_any_notation_means_what_it_says(open_link, params, sta
     np.testing.assert_array_equal(lab.state[state_key], meant)
 
 
+# -- links: nothing the link asks for is changed without a word --------------------------------
+
+SILENT_CHANGES = {
+    "a one-hot output past D": ({"d": "8", "upstream": "one_hot", "onehot": "100"}, "onehot=100"),
+    "a row past N": ({"shape": "rows", "n": "3", "vb": "10"}, "vb=10"),
+    "a token past L": ({"shape": "tokens", "l": "3", "vt": "10"}, "vt=10"),
+    "a batch element past B": ({"shape": "tokens", "b": "2", "vb": "5"}, "vb=5"),
+    "a fixed preset's own shape": (
+        {"preset": "Classroom (D = 4, integers)", "d": "1024", "n": "32"},
+        "d=1024, n=32 not used",
+    ),
+    "a key given twice": ({"seed": ["1", "2"]}, "seed is given 2 times"),
+    "a number that underflows": ({"shape": "vector", "d": "3", "x": "1,1e-400,2"}, "too small"),
+}
+
+
+@pytest.mark.parametrize("case", list(SILENT_CHANGES))
+def test_a_link_that_cannot_be_followed_as_written_says_what_was_changed(open_link, case):
+    params, phrase = SILENT_CHANGES[case]
+    lab = open_link(params)
+    _assert_safe(lab, LINK_WARNING, phrase)
+    link = lab.link()
+    assert any(link.get(key) != value for key, value in params.items()), link
+
+
+def test_an_index_that_fits_is_taken_without_a_word(open_link):
+    lab = open_link({"shape": "tokens", "b": "2", "l": "3", "vb": "1", "vt": "2", "onehot": "7"})
+    _assert_safe(lab)
+    assert not lab.at.warning, _messages(lab)
+    assert (lab.state["view_b"], lab.state["view_t"], lab.state["one_hot_index"]) == (1, 2, 7)
+
+
+def test_the_audit_never_measures_against_terms_of_infinite_size(open_link):
+    # With eps = 0 the variance of these entries is ~1e-300: its powers overflow.
+    for entries in ("1e-150,-1e-150,0", ",".join(["1e-150,-1e-150,0"] * 8)):
+        d = str(entries.count(",") + 1)
+        lab = open_link({"shape": "vector", "d": d, "eps": "0", "x": entries}).open(
+            "Derivation audit"
+        )
+        _assert_safe(lab)
+        texts = [
+            str(value)
+            for frame in lab.at.main.dataframe
+            for column in frame.value.columns
+            for value in frame.value[column]
+        ] + [e.value for kind in ("markdown", "caption", "info") for e in getattr(lab.at, kind)]
+        assert not [t for t in texts if NON_FINITE_WORD.search(t)], "an infinite size is shown"
+
+
 # -- CSV: paste and upload ---------------------------------------------------------------------
 
 
@@ -304,6 +382,9 @@ BAD_CSV = {
     "a link in a cell": ("[x](http://y.example),1", "not a number"),
     "ragged lines": ("1,2\n3", "same number of values"),
     "an empty value": ("1,,3", "empty"),
+    "a number that underflows to 0": ("1e-400,2", "too small"),
+    "a number float64 keeps only in part": ("2,-3e-320", "too small"),
+    **{f"an address: {a}": (f"1,{a}", "not a number") for a in ADDRESSES},
 }
 
 
@@ -387,6 +468,9 @@ BAD_CELLS = {
     "2 3": "not a number",
     "[a](http://b.example)": "not a number",
     "$x$": "not a number",
+    "1e-400": "too small",
+    "-1e-310": "too small",
+    **{address: "not a number" for address in ADDRESSES},
 }
 
 
@@ -451,6 +535,12 @@ BAD_FIELDS = [
     ("eps", "nan", "not a number"),
     ("eps", "11", "from 0 to 10"),
     ("eps", "-1e-9", "from 0 to 10"),
+    ("eps", "1e-400", "too small"),
+    ("eps", "5e-324", "too small"),
+    *(
+        (key, address, "not a number")
+        for key, address in zip(("seed", "eps", "d", "n"), ADDRESSES, strict=True)
+    ),
 ]
 
 
@@ -509,6 +599,12 @@ MALFORMED = {
     "an unknown field": {"edited_rows": {}, "moved_rows": [1]},
     "a message that is a list": [1, 2, 3],
     "a message that is text": "edited_rows",
+    "a row that is an address": {"edited_rows": {"https://ev.il": {"0": "1"}}},
+    "a row keyed 1.5": {"edited_rows": {"1.5": {"0": "1"}}},
+    "a message that is null": None,
+    "a message that is an empty list": [],
+    "a message that is a number": 42,
+    "a column that is an address": {"edited_rows": {0: {"user@ev.il": "1"}}},
 }
 
 
@@ -580,3 +676,126 @@ def test_a_page_number_field_stores_what_is_typed_or_refuses_it(
         _assert_safe(lab)
         lab.assert_clean()
         assert lab.state[key] == meant
+
+
+# -- hand-built widget messages: any value of any type, for every widget bound to the state ------
+
+# widget key -> (page it is drawn on, link that shows it)
+BOUND_WIDGETS = {
+    "w_preset_": ("Overview", {}),
+    "w_shape_kind_": ("Overview", {}),
+    "w_dtype_": ("Overview", {}),
+    "w_presenter_": ("Overview", {}),
+    "w_d_": ("Overview", {}),
+    "w_eps_": ("Overview", {}),
+    "w_upstream_": ("Inputs", {}),
+    "w_step_slider": ("Stepper", {}),
+    "w_step_jump": ("Stepper", {}),
+    "w_quiz_": ("Stepper", {}),
+    "w_affine_": ("Stepper", {}),
+    "w_per_": ("Stepper", {"shape": "tokens"}),
+    "w_view_b_": ("Stepper", {"shape": "tokens"}),
+    "w_jacobian_paths_": ("Jacobian", {}),
+    "w_bug_": ("Gradient check", {}),
+    "w_norm_kind_": ("LayerNorm vs BatchNorm", {}),
+    "w_audit_document_": ("Derivation audit", {}),
+    "w_presenter_popover": ("Overview", {"presenter": "1"}),
+    "w_presenter_sidebar_": ("Overview", {"presenter": "1"}),
+}
+# A value of every type a widget message can carry, right type or not.
+HOSTILE_VALUES = [
+    ("string_value", "Nope"),
+    ("string_value", ""),
+    ("string_value", "{"),
+    ("int_value", 42),
+    ("int_value", -1),
+    ("double_value", 1.5),
+    ("double_value", 1e300),
+    ("bool_value", True),
+    ("json_value", "null"),
+    ("json_value", "[]"),
+]
+
+
+def _send(lab, widget_key: str, field: str, value) -> None:
+    """Run with one widget's state replaced by `field`=`value`, as a hand-built message would."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    (node,) = [w for w in lab.at._tree if getattr(w, "key", None) == widget_key]
+    states = lab.at._tree.get_widget_states()
+    kept = [w for w in states.widgets if w.id != node.id]
+    del states.widgets[:]
+    states.widgets.extend(kept)
+    hostile = WidgetState(id=node.id)
+    if field == "double_array_value":
+        hostile.double_array_value.data.extend(value)
+    else:
+        setattr(hostile, field, value)
+    states.widgets.append(hostile)
+    lab.at._run(states)
+
+
+@pytest.mark.parametrize("widget_key", list(BOUND_WIDGETS))
+def test_a_hand_built_widget_message_never_breaks_the_session(open_link, widget_key):
+    from ui.session.state import SCHEMA
+
+    page, link = BOUND_WIDGETS[widget_key]
+    key = widget_key[2:].rsplit("_", 1)[0]
+    lab = open_link(link).open(page)
+    lab.assert_clean()
+    for field, value in [*HOSTILE_VALUES, ("double_array_value", [3.0, 99.0])]:
+        _send(lab, widget_key, field, value)
+        case = f"{widget_key} given {field}={value!r}"
+        lab.assert_no_exception()
+        assert SCHEMA[key].valid(lab.state[key]) == lab.state[key], case
+        lab.run()  # the next run is clean: nothing is left broken
+        lab.assert_no_exception()
+        _sidebar_drawn(lab)
+
+
+@pytest.mark.parametrize(
+    ("widget_key", "page", "value"),
+    [
+        ("w_preset_", "Overview", "Nope"),
+        ("w_affine_", "Stepper", "all"),
+        ("w_bug_", "Gradient check", "https://ev.il"),
+        ("w_audit_document_", "Derivation audit", "999"),
+    ],
+)
+def test_a_choice_a_select_box_does_not_offer_is_named_and_not_used(lab, widget_key, page, value):
+    key = widget_key[2:].rsplit("_", 1)[0]
+    lab.open(page)
+    kept = lab.state[key]
+    _send(lab, widget_key, "string_value", value)
+    lab.assert_no_exception()
+    assert lab.state[key] == kept
+    (toast,) = [t.value for t in lab.at.toast]
+    assert "not used" in toast and value.split("/")[-1] in toast.replace("\\", "").replace(
+        "\u2060", ""
+    ), toast
+    assert not AUTOLINK.search(re.sub(r"\\(.)", r"\1", toast)), toast
+    lab.run()
+    lab.assert_clean()
+
+
+@pytest.mark.parametrize("text", ["{", "null", "[]", "42", '{"edited_rows": {"a": 1}}', '"x"'])
+def test_a_hand_built_table_message_never_breaks_the_session(lab, text):
+    lab.open("Inputs")
+    kept = lab.state["x"].copy()
+    _send(lab, lab.editor_key("x"), "json_value", text)
+    lab.assert_no_exception()
+    np.testing.assert_array_equal(lab.state["x"], kept)
+    lab.run()
+    lab.assert_clean()
+    _sidebar_drawn(lab)
+
+
+def test_a_message_for_a_widget_without_an_id_is_ignored(lab):
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    lab.open("Stepper")
+    states = lab.at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id="", string_value="Nope"))
+    states.widgets.append(WidgetState(id="$$ID-0-None", int_value=3))
+    lab.at._run(states)
+    lab.assert_clean()

@@ -180,8 +180,8 @@ def _captions(lab) -> list[str]:
 
 @pytest.mark.parametrize("number", [5, 8, 12, 13, 17, 18])
 def test_no_note_or_local_derivative_gives_the_answer_away_before_the_reveal(lab, number):
+    from teaching.steps import step
     from ui.draw.formulas import BACKWARD, FORWARD_NOTE
-    from ui.lesson.steps import step
 
     node = step(number).node
     _quiz_on(lab, number)

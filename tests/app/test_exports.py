@@ -118,8 +118,8 @@ def test_html_report_says_when_the_check_cannot_resolve():
     bundle = make_bundle(x, np.ones(2), np.zeros(2), np.array([[1.0, -2.0], [0.5, 2.0]]), 0.0)
     assert bundle.meta["passed"]
     (advice,) = bundle.meta["cannot_resolve"]
-    assert advice.startswith("dx: cannot resolve at this step.")
-    assert "dx: cannot resolve at this step." in html_report(bundle)
+    assert advice.startswith("dx: Cannot resolve: ")
+    assert "dx: Cannot resolve: " in html_report(bundle)
     assert json.loads(to_json(bundle))["meta"]["cannot_resolve"] == [advice]
 
 
@@ -133,7 +133,13 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
     lab.set_sidebar("seed", 6).set_sidebar("dtype", "float32").open("Export and share")
     lab.assert_clean()
     buttons = lab.at.main.get("download_button")
-    assert [b.label for b in buttons] == ["JSON bundle", "Compressed .npz", "HTML report"]
+    assert [b.label for b in buttons] == [
+        "JSON bundle",
+        "Compressed .npz",
+        "HTML report",
+        "Download as notebook",
+        "Download the exercise notebook",
+    ]
     # The files are deferred: written on click, so the page run itself stays fast.
     assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
 
@@ -160,3 +166,64 @@ def test_export_snippet_and_link_follow_the_seed(lab):
     new_link, new_snippet = _link_and_snippet(lab)
     assert "seed=4" in new_link
     assert new_snippet != snippet
+
+
+# -- every export follows the view's layer options, as the Stepper shows them ---------------------
+
+OPTIONS = [
+    (affine, per, dtype)
+    for affine in ("both", "gamma", "neither")
+    for per in ("token", "sequence")
+    for dtype in DTYPES
+]
+
+
+@pytest.mark.parametrize(("affine", "per", "dtype"), OPTIONS, ids=lambda p: p)
+def test_every_export_gives_the_steppers_numbers_with_the_views_options(
+    open_link, affine, per, dtype
+):
+    link = {"shape": "tokens", "b": "2", "l": "3", "d": "4", "seed": "3", "step": "20"}
+    lab = open_link({**link, "affine": affine, "per": per, "dtype": dtype})
+    lab.open("Stepper")
+    lab.assert_clean()
+    # The result panel ends the page: dx of the chosen token (per sequence: its whole
+    # sequence), then the table of dgamma and dbeta unless the layer applies neither.
+    frames = [frame.value for frame in lab.at.main.dataframe]
+    shown_dx, params = (frames[-2], frames[-1]) if affine != "neither" else (frames[-1], None)
+    shown_dx = shown_dx.to_numpy().reshape(-1)
+    lab.open("Export and share")
+    lab.assert_clean()
+    _, snippet = (c.value for c in lab.at.main.code)
+    namespace: dict = {}
+    exec(snippet, namespace)  # our own generated code, run in a test
+    chosen = (0,) if per == "sequence" else (0, 0)
+    tolerance = {"float64": 1e-12, "float32": 1e-5}[dtype]
+    np.testing.assert_allclose(namespace["dx"][chosen].reshape(-1), shown_dx, tolerance, tolerance)
+    for name in ("dgamma", "dbeta"):
+        applied = {"dgamma": affine != "neither", "dbeta": affine == "both"}[name]
+        assert (name in namespace) == applied, name
+        if applied:
+            np.testing.assert_allclose(
+                namespace[name].reshape(-1), params.loc[name].to_numpy(), rtol=tolerance
+            )
+    assert namespace["x"].dtype == np.dtype(dtype)
+
+    # The files are written from the same bundle the snippet is: rebuild it from its inputs.
+    gamma = namespace.get("gamma")
+    bundle = make_bundle(
+        namespace["x"], gamma, namespace.get("beta"), namespace["dout"], 1e-5, namespace["axis"]
+    )
+    assert (bundle.meta["affine"], bundle.meta["per"], bundle.meta["dtype"]) == (affine, per, dtype)
+    loaded = json.loads(to_json(bundle))
+    assert loaded["meta"]["affine"] == affine and loaded["meta"]["per"] == per
+    saved_dx = np.array(loaded["arrays"]["grads/dx"])[chosen].reshape(-1)
+    np.testing.assert_allclose(saved_dx, shown_dx, tolerance)
+    np.testing.assert_array_equal(np.array(loaded["arrays"]["nodes/out"]), namespace["out"])
+    with np.load(io.BytesIO(to_npz(bundle)), allow_pickle=False) as npz:
+        np.testing.assert_array_equal(npz["grads__dx"], namespace["dx"])
+        assert ("grads__dgamma" in npz.files) == (affine != "neither")
+        assert json.loads(str(npz["meta"]))["per"] == per
+    report = html_report(bundle)
+    assert f"normalized per {per}" in report
+    assert f"{float(namespace['out'].reshape(-1)[-1]):.6g}" in report
+    assert ("<h3>dbeta</h3>" in report) == (affine == "both")

@@ -12,8 +12,8 @@ import re
 import pytest
 
 from ln_core.forward import NODE_INPUTS, NODE_NAMES
+from teaching.steps import N_STEPS, step
 from ui.draw import graph
-from ui.lesson.steps import N_STEPS, step
 
 STEPS = range(1, N_STEPS + 1)
 SHAPES = {name: (3, 1) for name in NODE_NAMES}

@@ -145,9 +145,10 @@ def test_inputs_answer_counts_every_entry_of_the_vector(lab):
 
 
 def test_gradcheck_answer_follows_eps(lab):
-    """At eps = 1e-8 the eps-after-sqrt bug hides; at eps = 0.5 every bug is caught."""
-    lab.set_sidebar("eps", 1e-8)
-    assert _answer(lab, "gradcheck").startswith("It misses: eps after sqrt.")
+    """At eps = 0 the eps-after-sqrt bug is the identical formula, so no check can tell it;
+    at eps = 0.5 every bug is caught."""
+    lab.set_sidebar("eps", 0.0)
+    assert _answer(lab, "gradcheck").startswith("It does not catch: eps after sqrt (cannot tell")
     lab.set_sidebar("eps", 0.5)  # the answer stays open and follows the inputs
     lab.assert_clean()
     assert lab.at.main.info[-1].value.startswith("None: it catches all five.")

@@ -84,15 +84,40 @@ def test_a_whole_number_out_of_range_or_fractional_is_refused(text, reason):
         parse_whole(text, 1, 32)
 
 
-@given(st.floats(allow_nan=False, allow_infinity=False))
+# Subnormal floats are refused (test below): they hold fewer digits than the text typed.
+NORMAL = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=False)
+
+
+@given(NORMAL)
 def test_every_finite_float_round_trips_exactly(value):
     assert parse_number(repr(value)) == value
     assert parse_number(format_number(value)) == value
     assert math.copysign(1, parse_number(format_number(value))) == math.copysign(1, value)
 
 
-@given(st.floats(allow_nan=False, allow_infinity=False))
+@given(NORMAL)
 def test_scientific_notation_in_either_case_reads_exactly(value):
     text = f"{value:.17e}"
     assert parse_number(text) == float(text)
     assert parse_number(text.upper()) == float(text)
+
+
+@given(
+    st.floats(min_value=5e-324, max_value=2.2e-308)
+    | st.floats(min_value=-2.2e-308, max_value=-5e-324)
+)
+def test_a_number_float64_would_keep_only_in_part_is_refused(value):
+    for given_as in (value, repr(value), f"{value:.17e}"):
+        with pytest.raises(ValueError, match="too small"):
+            parse_number(given_as)
+
+
+@pytest.mark.parametrize("text", ["1e-400", "-1e-324", "0.1e-330", "7E-1000"])
+def test_a_number_that_would_underflow_to_zero_is_refused(text):
+    with pytest.raises(ValueError, match="too small"):
+        parse_number(text)
+
+
+@pytest.mark.parametrize("text", ["0", "-0", "0.000", "0e-400", "0E5"])
+def test_zero_in_any_notation_is_zero(text):
+    assert parse_number(text) == 0.0

@@ -37,6 +37,8 @@ def _what_each_page_draws(lab, page: str) -> None:
             "JSON bundle",
             "Compressed .npz",
             "HTML report",
+            "Download as notebook",
+            "Download the exercise notebook",
         ]
 
 

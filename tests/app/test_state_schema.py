@@ -58,3 +58,20 @@ def test_every_kind_of_key_is_used_and_explained(kind):
     keys = [k for k, v in {**state.SCHEMA, **state.FAMILIES}.items() if v.persist is kind]
     assert keys, kind
     assert all(state.SCHEMA.get(k, state.FAMILIES.get(k)).meaning for k in keys)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        k
+        for k, v in state.SCHEMA.items()
+        if v.persist in (state.Persist.SIDEBAR, state.Persist.PAGE)
+    ],
+)
+def test_every_key_a_widget_writes_has_a_check_its_default_passes(key):
+    spec = state.SCHEMA[key]
+    assert spec.valid is not None, f"{key}: a widget writes it, so its values need a check"
+    assert spec.valid(spec.default) == spec.default
+    for hostile in ("Nope", None, [], {"a": 1}, 1e300):
+        with pytest.raises(ValueError):
+            spec.valid(hostile)

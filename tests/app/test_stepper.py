@@ -8,26 +8,17 @@ import re
 import numpy as np
 import pytest
 
-# The ten nodes in forward order.
-NODES = (
-    "sample_mean",
-    "x_sm",
-    "sq_xsm",
-    "sample_var",
-    "sve",
-    "sqrt_sve",
-    "inv_sqrt_sve",
-    "normalized_x",
-    "gx",
-    "out",
-)
-# Step n computes NODES[n - 1] forward for n <= 10, then the gradients from out back.
-EXPECTED = [("forward", name) for name in NODES] + [("backward", n) for n in reversed(NODES)]
+# The ten nodes' order is pinned by tests/core/test_forward.py.
+from ln_core.forward import NODE_NAMES
+
+# Step n computes NODE_NAMES[n - 1] forward for n <= 10, then the gradients from out back.
+FORWARD = [("forward", name) for name in NODE_NAMES]
+EXPECTED = FORWARD + [("backward", name) for name in reversed(NODE_NAMES)]
 
 
 def _named(text: str, prefix: str) -> set[str]:
     """The node names that appear in `text` as whole words, each written prefix + name."""
-    return {name for name in NODES if re.search(rf"(?<![\w]){prefix}{name}(?![\w])", text)}
+    return {name for name in NODE_NAMES if re.search(rf"(?<![\w]){prefix}{name}(?![\w])", text)}
 
 
 def _assert_heading(lab, number: int) -> None:
@@ -163,7 +154,7 @@ def test_stepper_graph_highlights_the_current_node(lab, number):
     lab.open("Stepper").step_to(number)
     lab.assert_clean()
     dot = lab.graph()
-    node = NODES[number - 1] if number <= 10 else NODES[20 - number]
+    node = NODE_NAMES[number - 1] if number <= 10 else NODE_NAMES[20 - number]
     lines = _current_lines(dot)
     assert len(lines) == 1, lines
     assert re.match(rf"{node} \[", lines[0]), (node, lines)

@@ -41,6 +41,27 @@ def test_edited_cells_are_named_and_reset_edits_restores_the_preset(lab):
     np.testing.assert_array_equal(lab.editor("x"), example.x)
 
 
+def test_an_edited_target_is_named_and_reset_without_moving_the_view(open_link):
+    lab = open_link({"upstream": "loss", "vb": "2", "step": "3", "quiz": "1"})
+    lab.state["revealed"] = frozenset({3})
+    lab.open("Inputs")
+    seeded = lab.state["target"].copy()
+    lab.edit("target", {1: {"0": "4.5"}})
+    lab.assert_clean()
+    caption = _edits_caption(lab)
+    assert "target row 1, column 0: 4.5" in caption, caption
+    assert "No cell is edited" not in " ".join(c.value for c in lab.at.main.caption)
+
+    lab.click("Reset edits")
+    lab.assert_clean()
+    np.testing.assert_array_equal(lab.state["target"], seeded)
+    assert not _edits_caption(lab)
+    # Only the numbers go back: the chosen row and the answers already revealed stay.
+    assert lab.state["view_b"] == 2
+    assert lab.state["revealed"] == frozenset({3})
+    assert lab.state["upstream"] == "loss"
+
+
 def test_a_link_carries_the_bug_the_jacobian_vector_and_its_toggle(lab, open_link):
     lab.open("Gradient check")
     lab.at.main.selectbox(key="w_bug_").set_value(Bug.FORGET_GAMMA.value)

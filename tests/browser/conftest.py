@@ -7,7 +7,7 @@ a missing browser a failure.
 Fixtures: `browser` (one Chromium per session), `server` (one streamlit server per session,
 warmed up, yields its base URL), `page` (a fresh context, so a fresh Streamlit session, per
 test; on failure it saves screenshots/FAILED_<test>.png). Helpers live in
-lnlab_browser_kit.py, which this file puts on sys.path.
+lnlab_browser_kit.py, which this file puts on sys.path (with the repository root).
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from pathlib import Path
 import pytest
 
 _HERE = Path(__file__).resolve().parent
-if str(_HERE) not in sys.path:
-    sys.path.insert(0, str(_HERE))
+# The kit, and the repository root for what the kit shares with bench/ and deploy/.
+for _path in (_HERE, _HERE.parents[1]):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 import lnlab_browser_kit as kit  # noqa: E402
 

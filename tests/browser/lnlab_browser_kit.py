@@ -21,29 +21,22 @@ Selectors this suite relies on (Streamlit 1.67):
 
 from __future__ import annotations
 
-import ast
 import re
-import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+# One list of pages (read from app.py), one free port, one set of Chromium flags for the
+# tests and the benchmarks alike; the tests reach them through this kit.
+from bench.chromium import CHROMIUM as CHROMIUM
+from bench.chromium import CHROMIUM_ARGS as CHROMIUM_ARGS
+from bench.lab_pages import lab_pages as lab_pages
+from deploy.processes import free_port as free_port
+
 ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
 SCREENSHOTS = ROOT / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1440, "height": 900}
 
 # How long the script state must stay "notRunning" before a run counts as finished. Most
@@ -91,39 +84,6 @@ ERROR = '[data-testid="stAlert"] [data-testid="stAlertContentError"]'
 NOT_FOUND = "Page not found"
 
 
-@dataclass(frozen=True)
-class AppPage:
-    """One st.Page of app.py: its file stem (screenshot name), title and URL path."""
-
-    stem: str
-    title: str
-    url_path: str
-
-
-def app_pages() -> list[AppPage]:
-    """The st.Page(...) calls in app.py, in order, read from its syntax tree.
-
-    The URL path is the explicit url_path, else "" for the default page, else the file stem
-    (Streamlit's rule), so a page added to app.py is toured without editing this suite.
-    """
-    pages = []
-    for node in ast.walk(ast.parse(APP.read_text())):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "Page"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            continue
-        stem = Path(node.args[0].value).stem
-        kwargs = {k.arg: k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)}
-        url_path = kwargs.get("url_path", "" if kwargs.get("default") else stem)
-        pages.append(AppPage(stem, kwargs.get("title", stem), url_path))
-    # ast.walk is breadth-first; the calls all sit in one list literal, so they keep its order.
-    return pages
-
-
 def wait_for_script(page: Page, quiet_ms: int = QUIET_MS) -> None:
     """Wait until the app's script has finished and every element is drawn and current."""
     page.wait_for_timeout(100)  # let a click or key reach the server before looking
@@ -166,13 +126,6 @@ def _describe(page: Page) -> str:
                        app.getAttribute("data-test-connection-state")].join(", "); }"""
     )
     return f"url {page.url}, script and connection state: {state}"
-
-
-def free_port() -> int:
-    """A localhost port nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def open_page(page: Page, base_url: str, url_path: str) -> None:

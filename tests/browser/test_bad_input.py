@@ -33,9 +33,9 @@ def test_constant_vector_with_eps_zero_is_an_error_not_an_exception(page, server
     assert kit.errors(kit.sidebar(page)), "the sidebar's check shows no st.error"
 
     # Every other page, with the same session: an error at most, never an exception.
-    for app_page in kit.app_pages():
+    for app_page in kit.lab_pages():
         kit.goto_in_session(page, app_page.url_path)
-        kit.screenshot(page, f"bad_input_{app_page.stem}")
+        kit.screenshot(page, f"bad_input_{app_page.name}")
         found = kit.problems(page)
         assert not found, f"{app_page.title}: {found}\nserver log:\n{server.log_tail()}"
         assert kit.errors(kit.sidebar(page)), f"{app_page.title}: the sidebar's error is gone"

@@ -16,7 +16,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-PAGES = kit.app_pages()
+PAGES = kit.lab_pages()
 STEP = r"^Step \d+ of 20"
 
 
@@ -135,19 +135,19 @@ def _assert_graph_legible(tab, where: str) -> None:
     assert not small, f"{where}: labels below the body text's {sizes['body']} px: {small}"
 
 
-@pytest.mark.parametrize("app_page", PAGES, ids=[p.stem for p in PAGES])
+@pytest.mark.parametrize("app_page", PAGES, ids=[p.name for p in PAGES])
 def test_every_page_fits_the_projector_and_the_phone(viewed, server, app_page):
     tab, view = viewed
     _open(tab, server, view, app_page.url_path)
     where = f"{app_page.title} at {view.size}"
-    top = kit.screenshot(tab, f"view_{view.size}_{app_page.stem}")
-    bottom = kit.screenshot_bottom(tab, f"view_{view.size}_{app_page.stem}_bottom")
+    top = kit.screenshot(tab, f"view_{view.size}_{app_page.name}")
+    bottom = kit.screenshot_bottom(tab, f"view_{view.size}_{app_page.name}_bottom")
     assert not kit.problems(tab), f"{where}: {kit.problems(tab)}"
     assert _sidebar_width(tab) == 0, f"{where}: the sidebar takes the screen (see {top})"
     # Below 640 px a formula may scroll inside its box; on the projector everything fits.
     clipped = tab.evaluate(_CLIPPED, view is PROJECTOR)
     assert not clipped, f"{where} (see {top}, {bottom}): {clipped}"
-    if app_page.stem == "stepper":
+    if app_page.name == "stepper":
         _assert_graph_legible(tab, where)
 
 

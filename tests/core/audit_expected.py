@@ -76,11 +76,13 @@ EXPECTED = {
     "004-6": "correct",
     "004-5": "correct",
     "004-4": "correct",
+    "004-4-layernorm": "wrong",
     "004-3": "correct",
     "004-merge-xsm": "correct",
     "004-2-dx1": "correct",
     "004-2-dmean": "wrong",
     "004-1": "correct",
+    "004-1-layernorm": "wrong",
     "004-merge-x": "correct",
     "004-chain": "wrong",
 }

@@ -22,6 +22,7 @@ from ln_core.audit import (
     doc003,
     doc004,
 )
+from teaching.presets import make_example
 
 UNDECIDED = "These inputs cannot decide"
 
@@ -138,8 +139,53 @@ def test_004_says_its_graph_is_batchnorms_and_shows_the_literal_numbers():
     for result in audit(x, gamma, beta, dout):
         if result.document == "004" and result.mistake:
             assert "BatchNorm" in result.mistake and "N samples" in result.mistake
-            assert "over the N vectors of the batch" in result.model
+            as_layernorm = result.id.endswith("-layernorm")
+            model = "(LayerNorm)" if as_layernorm else "over the N vectors of the batch"
+            assert model in result.model
             assert len(result.values) == 6 and result.values != result.reference_values
+
+
+def test_004_averaging_axis_is_wrong_as_layernorm_and_right_as_batchnorm():
+    """Issue 19 item 5: ① and ④ get a LayerNorm verdict beside their BatchNorm one."""
+    x, gamma, beta, dout = teaching_case(6, (4, 8)).args
+    results = _by_id(audit(x, gamma, beta, dout))
+    for step in ("004-1", "004-4"):
+        assert results[step].verdict == "correct"
+        assert results[f"{step}-layernorm"].verdict == "wrong"
+    square = teaching_case(6, (4, 4)).args  # N = D: dividing by N is dividing by D
+    assert _by_id(audit(*square))["004-1-layernorm"].verdict == "cannot decide"
+
+
+def test_003_combine_is_labelled_as_the_labs_own_line():
+    results = _by_id(audit(*teaching_case(6, (3, 8)).args))
+    assert results["003-combine"].written_by_lab
+    assert "lab's own" in results["003-combine"].step
+    assert not any(r.written_by_lab for k, r in results.items() if k != "003-combine")
+
+
+def test_000_dy_residual_has_an_independent_reference():
+    """Its reference is a central difference in the sublayer's output, not its own formula."""
+    result = _by_id(audit(*teaching_case(6, (3, 8)).args))["000-dy-residual"]
+    assert "central differences" in result.reference
+    assert result.verdict == "correct"
+    assert 0 < result.error < 1e-6  # a difference, not the formula itself
+
+
+@pytest.mark.parametrize(
+    ("preset", "shape", "ids"),
+    [
+        ("Large common offset (about 2000)", (3, 128), ("000-dmu", "001-dmu", "002-dmu-dx")),
+        ("One large outlier", (3, 2), ("002-chain", "003-combine", "003-dx", "003-table-dx")),
+    ],
+)
+def test_the_issue_presets_are_judged_correct(preset, shape, ids):
+    """Issue 19 item 1: the offset's round-off in the reference is accounted for, and a true dx
+    of 1e-10 is not 0 in float64."""
+    example = make_example(preset, shape, 0)
+    dout = np.random.default_rng(1).standard_normal(shape)
+    results = _by_id(audit(example.x, example.gamma, example.beta, dout, 1e-5))
+    for entry_id in ids:
+        assert results[entry_id].verdict == "correct", (entry_id, results[entry_id].reason)
 
 
 def test_typos_read_generously_say_so():

@@ -65,8 +65,10 @@ def test_every_verdict_is_the_expected_one_or_cannot_decide(d):
                         if result.verdict == "cannot decide":
                             if not result.reason.startswith("These inputs cannot decide"):
                                 reasons.append(where)
-                            # A random upstream gradient with D >= 3 always decides.
-                            if kind == "random" and d >= 3:
+                            # A random upstream gradient with D >= 3 always decides (but
+                            # dividing by N is dividing by D when the batch has D vectors).
+                            square = result.id.endswith("-layernorm") and d == VECTORS
+                            if kind == "random" and d >= 3 and not square:
                                 undecided_random.append(where)
                         elif result.verdict != EXPECTED[result.id]:
                             flipped.append((*where, result.verdict, result.reason))

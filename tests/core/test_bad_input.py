@@ -18,6 +18,7 @@ from ln_core import (
     gradient_check,
     jacobian,
     jacobian_parts,
+    layernorm_closed_form,
     make_sublayer,
     numerical_gradients,
     residual_backward,
@@ -219,7 +220,12 @@ CASES = {
     ),
     "squares round to 0": (
         lambda: forward([0.0, 1e-200, 0.0], [1, 1, 1], [0, 0, 0], eps=0.0),
-        r"zero variance \(its entries are all equal, or so close",
+        r"cannot show sq_xsm = x_sm \*\* 2 for the vector: its entries differ, but their "
+        r"squares underflow \(sve = 0\.0e\+00.*layernorm_closed_form",
+    ),
+    "variance subnormal": (
+        lambda: forward(1e-160 * np.array([[1.0, 2.0, 4.0]] * 2), eps=0.0),
+        r"for the vector at index \(0,\): .*sve = \d\.\de-3\d\d, below float64's smallest normal",
     ),
     "eps rounds to 0 in float32": (
         lambda: forward(np.ones(3, np.float32), [1, 1, 1], [0, 0, 0], eps=1e-50),
@@ -287,7 +293,8 @@ CASES = {
     # --- magnitudes that are not representable -----------------------------------------------
     "squares overflow": (
         lambda: forward(1e200 * X, G, B),
-        r"The forward pass is not representable in floating point",
+        r"cannot show sq_xsm = x_sm \*\* 2 at index \(0, 0\): it is not representable in "
+        r"float64 .*rescales x before squaring",
     ),
     "float64 gamma too large for float32": (
         lambda: forward(X.astype(np.float32), np.array([1e300, 1.0, 1.0]), B),
@@ -343,17 +350,30 @@ def test_errors_name_the_index_of_the_first_bad_entry():
 
 
 def test_float32_staged_backward_with_an_unrepresentable_node_gradient():
-    """float32, eps = 0 and a spread of 1e-20: var ~ 1e-40, so d(loss)/d(sve) ~ 1e40 > float32 max.
+    """float32, eps = 0 and a spread of 1e-19: var ~ 3e-38 (normal), but d(loss)/d(sve) ~
+    D |dout| / (2 var) ~ 1e39 > float32 max.
 
-    The staged pass cannot show that node and says so (ValueError, no warning); the closed form,
-    which never forms dsve, still gives a finite dx.
+    The staged pass cannot show that node and names it (ValueError, no warning); the closed
+    form, which never forms dsve, still gives a finite dx.
     """
-    x = (1e-20 * np.array([1.0, -2.0, 0.5, 3.0])).astype(np.float32)
-    dout = np.array([1.0, 2.0, 3.0, -1.0], dtype=np.float32)
+    x = (1e-19 * np.array([1.0, -2.0, 0.5, 3.0])).astype(np.float32)
+    dout = np.array([10.0, 20.0, 30.0, -10.0], dtype=np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cache = forward(x, np.ones(4), np.zeros(4), eps=0.0)
-        with pytest.raises(ValueError, match=r"backward pass is not representable"):
+        with pytest.raises(ValueError, match=r"staged backward pass cannot show dsve at index"):
             backward(dout, cache)
         closed = closed_form_backward(dout, cache)
+        library = layernorm_closed_form(x, np.ones(4), np.zeros(4), dout, eps=0.0)
     assert np.all(np.isfinite(closed.dx))
+    np.testing.assert_allclose(library.dx, closed.dx, rtol=1e-5)
+
+
+def test_float32_variance_below_the_normal_range_is_refused_by_the_staged_pass():
+    """A spread of 1e-20 in float32: var ~ 1e-40 is subnormal, so sample_var lost digits."""
+    x = (1e-20 * np.array([1.0, -2.0, 0.5, 3.0])).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"cannot show sq_xsm .* below float32's smallest"):
+            forward(x, eps=0.0)
+        assert np.all(np.isfinite(layernorm_closed_form(x, None, None, np.ones(4), 0.0).dx))

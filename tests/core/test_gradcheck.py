@@ -18,7 +18,6 @@ from ln_core import (
     forward,
     gradient_check,
     rel_error,
-    tolerance,
 )
 
 SHAPES = [(5,), (3, 6), (2, 3, 4)]
@@ -29,8 +28,10 @@ def test_rel_error_formula():
     n = np.array([1.1, -2.0, 0.5])
     assert rel_error(a, n) == pytest.approx(0.1 / 4.0)  # max|a-n| / max(|a|+|n|)
     assert rel_error(a, a) == 0.0
-    assert rel_error(np.zeros(3), np.zeros(3)) == 0.0  # the 1e-12 floor, no 0 / 0
-    assert rel_error(np.zeros(2), np.array([1e-13, 0.0])) == pytest.approx(0.1)
+    assert rel_error(np.zeros(3), np.zeros(3)) == 0.0  # 0 / 0 is 0
+    # No absolute floor: a tiny gradient that is all wrong is all wrong.
+    assert rel_error(np.zeros(2), np.array([1e-13, 0.0])) == 1.0
+    assert rel_error(1e-19 * a, -1e-19 * a) == pytest.approx(1.0)
     assert rel_error(a, -a) == pytest.approx(1.0)
 
 
@@ -49,9 +50,7 @@ def test_elementwise_rel_error():
     np.testing.assert_allclose(elementwise_rel_error(a, n), [[0.0, 0.0], [1 / 3, 1.0]])
 
 
-def test_tolerances_and_bands_depend_on_dtype():
-    assert tolerance(np.float64) == 1e-6
-    assert tolerance(np.float32) == 1e-2
+def test_bands_depend_on_dtype():
     assert band(1e-8, np.float64) == "tiny"
     assert band(1e-5, np.float64) == "small"
     assert band(1e-3, np.float64) == "large"
@@ -82,7 +81,6 @@ def test_gradient_check_passes_on_random_data(shape, dtype, eps, seed):
     assert isinstance(check, GradientCheck)
     assert check.passed, check.errors
     assert check.dtype == dtype
-    assert check.tolerance == tolerance(dtype)
     assert set(check.errors) == {"backward", "closed_form"}
     for per_tensor in check.errors.values():
         assert set(per_tensor) == {"dx", "dgamma", "dbeta"}
@@ -127,9 +125,10 @@ def test_gradient_check_fails_for_a_wrong_backward(monkeypatch, dtype, wrong):
     check = gradient_check(*case.args, case.dout, 1e-5)
     assert not check.passed
     tensor = "dgamma" if wrong == "dgamma_sign" else "dx"
-    assert check.errors["backward"][tensor] > tolerance(dtype)
+    assert check.status("backward", tensor) == "fail"
+    assert check.judgement("backward", tensor).excess > 1
     assert check.band("backward", tensor) in ("small", "large")
-    assert check.errors["closed_form"][tensor] <= tolerance(dtype)  # the closed form is fine
+    assert check.status("closed_form", tensor) == "pass"  # the closed form is fine
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -141,7 +140,7 @@ def test_a_small_relative_error_is_measured_not_hidden(dtype):
     )
     err = rel_error(scaled.dx, check.numerical.dx)
     assert err == pytest.approx(0.05 / 2.05, rel=0.05)
-    assert err > tolerance(dtype)
+    assert check.judgement("backward", "dx", scaled.dx).status == "fail"
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ def test_every_node_checks_good_on_random_data(dtype, shape, axis, eps, seed):
     cache, grads = staged(case)
     for node in NODES:
         result = check_node(cache, grads, node)
-        assert result.verdict in ("tiny", "exact"), (node, result.rel_error)
+        assert result.status == "pass", (node, result.judgement)
         assert result.analytic.shape == result.numerical.shape
         assert result.numerical.shape == (cache.x if node == "x" else getattr(cache, node)).shape
         assert result.numerical.dtype == dtype
@@ -47,9 +47,10 @@ def test_linear_nodes_are_exact_or_nearly(dtype):
     np.testing.assert_array_equal(grads.dout, grads.dgx)
 
 
-def test_exact_verdict_when_arrays_are_identical():
-    check = NodeCheck("out", np.array([1.0, 2.0]), np.array([1.0, 2.0]), np.array([1e-5, 1e-5]))
-    assert check.verdict == "exact"
+def test_identical_arrays_pass_with_a_zero_bound():
+    same = np.array([1.0, 2.0])
+    check = NodeCheck("out", same, same.copy(), np.array([1e-5, 1e-5]), np.zeros(2))
+    assert check.status == "pass"
     assert check.rel_error == 0.0 and check.max_abs_diff == 0.0
 
 
@@ -62,9 +63,9 @@ def test_a_wrong_node_gradient_is_flagged(dtype, node):
     field = "dx" if node == "x" else f"d{node}"
     broken = dataclasses.replace(grads, **{field: -grads.of(node)})
     result = check_node(cache, broken, node)
-    assert result.verdict == "large", (node, result.rel_error)
+    assert result.status == "fail", (node, result.judgement)
     half = dataclasses.replace(grads, **{field: 0.5 * grads.of(node)})
-    assert check_node(cache, half, node).verdict == "large"
+    assert check_node(cache, half, node).status == "fail"
 
 
 def test_max_abs_diff_and_h():
@@ -74,7 +75,7 @@ def test_max_abs_diff_and_h():
     assert np.all(result.h == 1e-6)
     diff = np.max(np.abs(result.analytic - result.numerical))
     assert result.max_abs_diff == pytest.approx(diff)
-    assert result.verdict in ("tiny", "exact")
+    assert result.status == "pass"
 
 
 def test_default_steps_are_per_element_and_positive():
@@ -99,7 +100,10 @@ def test_large_offset_widens_the_step_of_x(dtype):
         value = getattr(cache, node)
         assert np.all((value + step) - (value - step) > 0), node
         result = check_node(cache, grads, node)
-        assert result.verdict in ("tiny", "exact"), (node, result.rel_error)
+        # In float32 an offset of 1e4 sigma leaves the difference about 3 digits: it may not
+        # resolve dx, but it must never call it wrong.
+        expected = ("pass",) if dtype == np.float64 else ("pass", "cannot resolve")
+        assert result.status in expected, (node, result.judgement)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -111,7 +115,7 @@ def test_large_beta_does_not_drown_the_change_in_float32(seed):
     grads = backward(case.dout, cache)
     for node in NODES:
         result = check_node(cache, grads, node)
-        assert result.verdict in ("tiny", "exact"), (node, result.rel_error)
+        assert result.status == "pass", (node, result.judgement)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -123,8 +127,7 @@ def test_tiny_spread_far_from_zero_still_has_a_step(dtype):
     for node in NODES:
         result = check_node(cache, grads, node)
         assert np.all(np.isfinite(result.numerical)), node
-        if dtype == np.float64:  # max|x| / sigma = 2e6: a pass, not necessarily "tiny"
-            assert result.rel_error <= 1e-6, (node, result.rel_error)
+        assert result.status != "fail", (node, result.judgement)
 
 
 def test_unknown_node():
@@ -143,4 +146,43 @@ def test_nodes_where_only_eps_keeps_the_math_defined(dtype, x):
     cache = forward(x.astype(dtype), np.linspace(-1.0, 2.0, d), np.zeros(d), eps=1e-3)
     grads = backward((np.arange(x.size).reshape(x.shape) - 1.0).astype(dtype), cache)
     for node in NODES:
-        assert check_node(cache, grads, node).verdict in ("tiny", "exact"), node
+        assert check_node(cache, grads, node).status != "fail", node
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("x", "eps", "upstream", "gamma", "nodes"),
+    [
+        # ?d=2&eps=0&step=20: with D = 2 and no eps every vector normalizes to (-1, 1).
+        ([[0.3, 1.7], [-2.0, 0.5]], 0.0, "random", "random", ("x",)),
+        # ?d=8&eps=0.00001&upstream=ones&affine=neither&step=14 and 17: these are exactly 0.
+        (None, 1e-5, "ones", "none", ("inv_sqrt_sve", "sample_var", "sqrt_sve", "sve")),
+        # D = 1 with a mean far from 0: four ulp of the mean are far above sqrt(eps).
+        ([[3e10], [-1e10]], 1e-12, "random", "random", ("sample_mean", "x")),
+    ],
+)
+def test_the_issue_examples_cannot_resolve_instead_of_failing(
+    dtype, x, eps, upstream, gamma, nodes
+):
+    """Issue 19: the Stepper showed these correct gradients failing at 1.00."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 8)) if x is None else np.asarray(x)
+    x = x.astype(dtype)
+    d = x.shape[-1]
+    gammas = None if gamma == "none" else rng.uniform(0.5, 2.0, d)
+    cache = forward(x, gammas, None if gamma == "none" else np.zeros(d), eps=eps)
+    dout = np.ones_like(x) if upstream == "ones" else rng.standard_normal(x.shape)
+    grads = backward(dout.astype(dtype), cache)
+    for node in nodes:
+        result = check_node(cache, grads, node)
+        assert result.status == "cannot resolve", (node, result.judgement)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_node_bug_far_above_the_bound_fails(dtype):
+    """The bound is not so loose that a real mistake hides: flip dsample_var's sign."""
+    case = make_case(79, (3, 8), dtype, eps=1e-3)
+    cache, grads = staged(case)
+    broken = dataclasses.replace(grads, dsample_var=-grads.dsample_var)
+    result = check_node(cache, broken, "sample_var")
+    assert result.status == "fail", result.judgement

@@ -20,6 +20,7 @@ from ln_core import (
     central_difference,
     default_h,
     forward,
+    gradient_check,
     numerical_gradients,
 )
 
@@ -164,3 +165,15 @@ def test_single_feature_numerical_is_zero():
     np.testing.assert_array_equal(num.dx, 0.0)
     np.testing.assert_array_equal(num.dgamma, 0.0)
     np.testing.assert_allclose(num.dbeta, [-1.0])
+
+
+@pytest.mark.parametrize("shape", [(16, 2048), (2, 4096), (1, 8192)])
+def test_sizes_that_cannot_finish_in_seconds_are_refused_with_the_size_named(shape):
+    x = np.zeros(shape)
+    x[..., 0] = 1.0
+    evaluations = x.size * shape[-1]
+    with pytest.raises(ValueError, match=rf"{evaluations:,} evaluations for x of shape") as info:
+        numerical_gradients(x, None, None, np.ones(shape))
+    assert str(shape) in str(info.value)
+    with pytest.raises(ValueError, match=r"more than the 16,777,216 that finish"):
+        gradient_check(x, None, None, np.ones(shape))

@@ -34,6 +34,7 @@ from ln_core import (
     gradient_check,
     jacobian,
     jacobian_parts,
+    judge,
     make_sublayer,
     numerical_gradients,
     residual_backward,
@@ -89,16 +90,39 @@ def test_staged_equals_numerical(case):
 
 @FAST
 @given(cases(axes=(-1, 0), ndims=(1, 2)))
-def test_gradient_check_passes(case):
-    """The check's own verdict, with its own step and tolerance.
-
-    rel_error divides by the tensor's own largest |a| + |n|, so a dx shrunk by cancellation would
-    be all round-off: such draws are skipped (they are covered by the scale-relative tests).
-    """
-    cache, staged = run(case)
-    assume(np.max(np.abs(staged.dx)) > 0.05 * dx_scale(cache, case.dout))
+def test_gradient_check_never_fails_a_correct_gradient(case):
+    """The check's own verdict, with its own step and bounds, on every draw: a dx shrunk by
+    cancellation to round-off is "cannot resolve", never "fail"."""
     check = gradient_check(*case.args, case.dout, case.eps, axis=case.axis)
-    assert check.passed, check.errors
+    assert check.passed, (check.errors, check.resolution)
+
+
+@FAST
+@given(cases(axes=(-1,), ndims=(2,), min_d=2), st.floats(0.01, 10.0))
+def test_a_wrong_dx_beyond_the_bound_always_fails(case, factor):
+    """dx off by a fraction of itself fails wherever that is more than twice the bound: the
+    reference sits within one bound of the truth, so the gap exceeds the bound."""
+    check = gradient_check(*case.args, case.dout, case.eps, axis=case.axis)
+    wrong = check.analytic.dx * (1.0 + factor)
+    change = np.abs(wrong.astype(np.float64) - check.analytic.dx)
+    assume(np.any(change > 2 * check.bounds["dx"]))
+    assert check.judgement("backward", "dx", wrong).status == "fail"
+
+
+@given(
+    st.sampled_from([1e-300, 1e-150, 1e-19, 1.0, 1e15, 1e150, 1e290]),
+    st.sampled_from([0.0, 1e-6, 0.05, 0.5, 1.0]),
+    st.sampled_from([0.0, 1e-9, 0.3, 0.9, 5.0]),
+)
+def test_the_rule_is_scale_free(scale, bound_fraction, gap_fraction):
+    """judge(c, r, bound) depends on sizes only through their ratios, at any scale (powers of
+    ten far from a tie between gap and bound, so no rounding decides)."""
+    reference = np.array([1.0, -2.0, 0.5])
+    candidate = reference + gap_fraction * np.array([0.1, 0.0, 0.0])
+    one = judge(candidate, reference, bound_fraction * 0.1)
+    scaled = judge(scale * candidate, scale * reference, scale * bound_fraction * 0.1)
+    assert one.status == scaled.status
+    assert np.isclose(one.relative, scaled.relative, rtol=1e-9)
 
 
 @FAST

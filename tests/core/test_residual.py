@@ -117,3 +117,9 @@ def test_zero_sublayer_reduces_to_plain_layernorm():
     np.testing.assert_array_equal(cache.out, forward(*case.args).out)
     np.testing.assert_array_equal(grads.dx, plain.dx)
     np.testing.assert_array_equal(grads.dx_sublayer, 0.0)
+
+
+def test_residual_numerical_gradient_refuses_sizes_it_cannot_finish_in_seconds():
+    x = np.random.default_rng(0).normal(size=(16, 64))  # 2 * (1024 + 4096 + 64) passes
+    with pytest.raises(ValueError, match=r"10,368 passes for x of shape \(16, 64\) and D = 64"):
+        residual_numerical_grads(x, make_sublayer(64), np.ones(64), np.zeros(64), np.ones_like(x))

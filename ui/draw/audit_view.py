@@ -88,7 +88,11 @@ def _numbers(result: AuditResult) -> None:
 def _entry(result: AuditResult, opened: bool) -> None:
     title = f"{result.step}: {result.verdict} (error {number(result.error)})"
     with st.expander(title, icon=ICONS[result.verdict], expanded=opened):
-        st.markdown("**As written in the document**")
+        st.markdown(
+            "**The lab's own completion (the document never writes this line)**"
+            if result.written_by_lab
+            else "**As written in the document**"
+        )
         st.latex(result.line)
         st.caption(plain(f"Model: {result.model}."))
         if result.reading:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ln_core.forward import NODE_INPUTS, NODE_NAMES
-from ui.lesson.steps import Step
+from teaching.steps import Step
 
 # Colours chosen to stay distinct on a projector and for red-green colour blindness.
 FILL = {"pending": "#f2f2f2", "forward": "#cfe3ff", "gradient": "#ffd8a8"}

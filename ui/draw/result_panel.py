@@ -6,11 +6,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from teaching.verdicts import rounding_agreement
+import ln_core
+from teaching.verdicts import most_telling, rounding_agreement
 from ui.draw.tables import numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
-from ui.entry.inputs import Inputs
-from ui.server import compute
 
 CLOSED_FORM = (
     r"dx = \frac{1}{\sqrt{\sigma^2+\varepsilon}}\Big(g - \overline{g}"
@@ -22,10 +21,16 @@ PARAMETERS = (
 )
 
 
-def result_panel(inputs: Inputs, index: tuple[int, ...]) -> None:
-    """dx for the vectors on screen (x's shape at `index`), dgamma and dbeta (D,)."""
-    _, grads = compute.forward_backward(inputs)
-    _, errors = compute.closed_form(inputs)
+def result_panel(
+    grads: ln_core.StagedGrads,
+    judgements: dict[str, ln_core.Judgement],
+    dtype: str,
+    hint: str,
+    index: tuple[int, ...],
+) -> None:
+    """dx for the vectors on screen (x's shape at `index`), dgamma and dbeta (D,), and the
+    closed form judged against them (`judgements`, by gradient) in `dtype`; hint: the inputs
+    that would resolve what these cannot (teaching.verdicts.resolving_inputs)."""
     st.header("The result: dx, dgamma, dbeta")
     # Full width: a table of D = 8 features needs the page's width to show every column.
     st.caption("dx: how the loss moves with each entry of x (one row per vector)")
@@ -48,11 +53,12 @@ def result_panel(inputs: Inputs, index: tuple[int, ...]) -> None:
             "multiplied out, give exactly these lines."
         )
     with check:
-        worst = max(errors, key=errors.get)
+        worst = most_telling(judgements)
         verdict = rounding_agreement(
             "the twenty staged steps against the one-line closed form "
-            f"(largest relative gap of dx, dgamma, dbeta: {worst})",
-            errors[worst],
-            inputs.dtype,
+            f"(of dx, dgamma and dbeta, the one that decides: {worst})",
+            judgements[worst],
+            dtype,
+            hint,
         )
-        verdict_metric("staged vs closed form", f"{errors[worst]:.1e}", verdict)
+        verdict_metric("staged vs closed form", f"{judgements[worst].relative:.1e}", verdict)

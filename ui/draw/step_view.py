@@ -14,16 +14,14 @@ from streamlit.delta_generator import DeltaGenerator
 
 import ln_core
 from ln_core.forward import NODE_NAMES
-from ln_core.gradcheck import tolerance
+from ln_core.verdict import FAIL
 from teaching.glossary import meaning
+from teaching.steps import Step
 from teaching.verdicts import numerical_agreement, rounding_agreement
 from ui.draw.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.draw.graph import draw
 from ui.draw.tables import contributions_frame, numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
-from ui.entry.inputs import Inputs
-from ui.lesson.steps import Step
-from ui.server import compute
 
 
 def graph(current: Step, cache: ln_core.Cache, focused: bool = False) -> None:
@@ -106,14 +104,16 @@ def gradient(
         table(forward_value[index], f"{node}: shape {forward_value.shape}")
 
 
-def _check(inputs: Inputs, node: str, index: tuple[int, ...]) -> None:
-    """One node's analytic gradient against its numerical estimate, with a verdict."""
-    result = compute.node_check(inputs, node)
+def _check(
+    result: ln_core.NodeCheck, dtype: str, hint: str, node: str, index: tuple[int, ...]
+) -> None:
+    """One node's analytic gradient against its numerical estimate, with a verdict; hint: the
+    inputs that would resolve what these cannot."""
     verdict = numerical_agreement(
         f"d{node} from the backward pass against its central-difference estimate",
-        result.rel_error,
-        tolerance(np.dtype(inputs.dtype)),
-        inputs.dtype,
+        result.judgement,
+        dtype,
+        hint,
     )
     metrics = st.columns(3)
     verdict_metric(f"d{node}: analytic vs numerical", verdict.status, verdict, metrics[0])
@@ -121,24 +121,33 @@ def _check(inputs: Inputs, node: str, index: tuple[int, ...]) -> None:
         "max |difference|",
         f"{result.max_abs_diff:.2e}",
         help="The largest gap between an analytic entry and its numerical estimate, in the "
-        "gradient's own units; the relative error beside it is what the verdict uses.",
+        "gradient's own units: the verdict compares it with what round-off and truncation "
+        f"can explain here ({result.judgement.bound:.1e}).",
     )
     metrics[2].metric(
         "relative error",
         f"{result.rel_error:.2e}",
-        help="max |analytic − numerical| / max(|analytic| + |numerical|): the verdict compares "
-        "this with the dtype's bar.",
+        help="max |analytic − numerical| / max(|analytic| + |numerical|), shown for scale; "
+        "the verdict judges the gap itself.",
     )
-    if not verdict.passed:
+    if verdict.status == FAIL:
         st.warning(
             f"d{node} differs from its numerical estimate by more than rounding explains in "
-            f"{inputs.dtype}."
+            f"{dtype}."
         )
     table(result.numerical[index], f"numerical d{node} (step h scaled to each entry)")
 
 
-def numerical_check(current: Step, inputs: Inputs, index: tuple[int, ...], folded: bool) -> None:
-    """Every entry of the node moved by ±h, only later nodes re-run: the gradient, witnessed."""
+def numerical_check(
+    current: Step,
+    checks: dict[str, ln_core.NodeCheck],
+    dtype: str,
+    hint: str,
+    index: tuple[int, ...],
+    folded: bool,
+) -> None:
+    """Every entry of the node moved by ±h, only later nodes re-run: the gradient, witnessed.
+    `checks` holds the check of each node in `current.checked`; hint as in `_check`."""
     node = current.node
     with st.expander("Check this step numerically", expanded=not folded):
         st.caption(
@@ -146,14 +155,15 @@ def numerical_check(current: Step, inputs: Inputs, index: tuple[int, ...], folde
             "after it are re-run, and the change in the loss sum(dout * out) is divided "
             "by 2h."
         )
-        for checked in (node, "x") if node == "sample_mean" else (node,):
-            _check(inputs, checked, index)
+        for checked in current.checked:
+            _check(checks[checked], dtype, hint, checked, index)
 
 
-def why_dx_sums_to_zero(inputs: Inputs, index: tuple[int, ...], jacobian_shown: bool) -> None:
-    """The last step: Σ dx for the vectors on screen, why it is 0, and (if the lesson shows
-    that page) where the Jacobian page shows the same fact as J · 1 = 0."""
-    result = compute.dx_sum(inputs)
+def why_dx_sums_to_zero(
+    result: ln_core.DxSum, dtype: str, hint: str, index: tuple[int, ...], jacobian_shown: bool
+) -> None:
+    """The last step: Σ dx for the vectors on screen (`result`), why it is 0, and (if the
+    lesson shows that page) where the Jacobian page shows the same fact as J · 1 = 0."""
     st.markdown("**Why the entries of dx add up to 0**")
     st.markdown(
         "x reaches the loss through `x_sm` and through `sample_mean`. The `sample_mean` path "
@@ -168,9 +178,10 @@ def why_dx_sums_to_zero(inputs: Inputs, index: tuple[int, ...], jacobian_shown: 
     with left:
         numbers_table(sums)
     verdict = rounding_agreement(
-        "Σ dx over each vector, divided by Σ |dx| (the entries it adds)",
-        result.relative,
-        inputs.dtype,
+        "Σ dx over each vector against 0, next to Σ |dx| (the entries it adds)",
+        result.judgement,
+        dtype,
+        hint,
     )
     verdict_metric("largest |Σ dx| / Σ |dx|", f"{result.relative:.1e}", verdict, right)
     if jacobian_shown:

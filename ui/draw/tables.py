@@ -105,3 +105,18 @@ CHECK_COLUMNS = {
         options=list(BAND_COLOURS), color=list(BAND_COLOURS.values())
     ),
 }
+
+
+def bug_frame(result: ln_core.BugCheck) -> pd.DataFrame:
+    """One row per entry of one vector: the true dx, the buggy dx, central differences, and
+    the buggy dx's gap to the numerical one beside the bound the check judges it against."""
+    return pd.DataFrame(
+        {
+            "true dx": np.ravel(result.true_dx),
+            "buggy dx": np.ravel(result.dx),
+            "numerical dx": np.ravel(result.numerical_dx),
+            "|buggy - numerical|": np.ravel(result.gaps),
+            "round-off bound": np.ravel(result.bound),
+        },
+        index=_entry_labels(np.shape(result.dx)),
+    )

@@ -7,13 +7,18 @@ from typing import Any
 
 import streamlit as st
 
+from ln_core.bugs import CANNOT_TELL, CAUGHT, MISSED
 from teaching.verdicts import AS_EXPECTED, CANNOT_RESOLVE, FAIL, PASS, Verdict
 
+# A caught bug is the check doing its job, but never shown with a pass mark: the buggy dx fails.
 ICONS = {
     PASS: ":material/check_circle:",
     AS_EXPECTED: ":material/check_circle:",
     FAIL: ":material/cancel:",
     CANNOT_RESOLVE: ":material/help:",
+    CAUGHT: ":material/bug_report:",
+    MISSED: ":material/warning:",
+    CANNOT_TELL: ":material/help:",
 }
 
 

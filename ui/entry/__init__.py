@@ -1,9 +1,7 @@
-"""Reading typed input: numbers (numbers), text fields (fields), table editors and their edit
-messages (editors, edits), CSV (csv_io), the sizes each entrance accepts (limits), the vector
-picker (picker), the frozen Inputs a page computes from (inputs) and the messages that name a
-refused entry (errors).
+"""Reading typed text: a number exactly as written or refused (numbers), the sizes the sidebar,
+CSV and links accept (limits), CSV files (csv_io), the refusal messages that echo user text
+literally (errors), and the frozen Inputs a page computes from (inputs).
 
-Each entrance refuses what it cannot read exactly, with a message, and changes nothing else.
-May import ln_core and teaching; in ui, only the session state its widgets are bound to, the
-table labels (ui.draw.tables) and the caps (ui.server.caps). Never pages/.
+No widgets and no session state here (the widgets bound to the session are in ui/session).
+It may import ln_core and teaching; nothing else in ui (lesson, session and server import it).
 """

@@ -8,27 +8,16 @@ before the page, stays usable.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import streamlit as st
 
-from ui.entry.limits import SHOWN_CHARS, SHOWN_PROBLEMS
+from ui.entry.limits import SHOWN_PROBLEMS
+from ui.entry.literal import literal as literal
 
-_ESCAPED = str.maketrans({c: "\\" + c for c in string.punctuation})
 _ICON = ":material/error:"
-
-
-def literal(text: object, limit: int = SHOWN_CHARS) -> str:
-    """`text` quoted for a Markdown message: shown as typed, never as a link, image or formula.
-
-    Longer text is cut to `limit` characters; line breaks become spaces.
-    """
-    raw = " ".join(str(text).split("\n"))
-    cut = raw if len(raw) <= limit else raw[:limit] + "…"
-    return "“" + cut.translate(_ESCAPED) + "”"
 
 
 def listed(problems: Sequence[str], limit: int = SHOWN_PROBLEMS) -> str:

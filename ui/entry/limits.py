@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ln_core.formula.tokens import MAX_CHARS as FORMULA_MAX_CHARS
+
 
 @dataclass(frozen=True)
 class Range:
@@ -35,3 +37,7 @@ LINK_MAX_CELLS = LINK_MAX_ENTRIES * 4  # beyond this a link's array is not even 
 
 SHOWN_CHARS = 40  # user text echoed in a message is cut to this many characters
 SHOWN_PROBLEMS = 6  # a message lists at most this many problems, then says how many more
+
+# A link carries a typed formula whole, up to the longest the formula box and grammar accept, so
+# every formula a student can type can be shared.
+LINK_FORMULA_CHARS = FORMULA_MAX_CHARS

@@ -10,14 +10,23 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 
 from ui.entry.errors import literal
 from ui.entry.limits import EPS_MAX
 
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NONZERO_DIGIT = re.compile(r"[1-9]")
 # Word processors and some keyboards type a true minus sign or a non-breaking space.
 _LOOKALIKES = str.maketrans({"\u2212": "-", "\u00a0": " ", "\u202f": " "})
 TOO_LARGE = "is too large: numbers must stay below about 1.8e308"
+# Below this float64 keeps fewer digits (subnormal numbers), and below about 5e-324 it keeps
+# none: the number stored would not be the number typed.
+SMALLEST = sys.float_info.min
+TOO_SMALL = (
+    f"is too small: float64 cannot hold a non-zero number below {SMALLEST:.1e} in size without "
+    "changing it (it would be stored as another number, or as 0); type 0 or a larger number"
+)
 
 
 def parse_number(value: object) -> float:
@@ -33,17 +42,24 @@ def parse_number(value: object) -> float:
         number = float(value)
         if math.isnan(number):
             raise ValueError("is NaN, not a number; type a finite number")
-        if math.isinf(number):
-            raise ValueError(TOO_LARGE)
-        return number
+        return _representable(number)
     text = str(value).translate(_LOOKALIKES).strip()
     if not text:
         raise ValueError("is empty, not a number")
     if _DECIMAL.fullmatch(text) is None:
         raise ValueError(f"holds {literal(text)}, which is not a number{_hint(text)}")
     number = float(text)
+    if number == 0 and _NONZERO_DIGIT.search(re.split("[eE]", text)[0]):
+        raise ValueError(TOO_SMALL)  # a non-zero number that underflowed to 0
+    return _representable(number)
+
+
+def _representable(number: float) -> float:
+    """`number` if float64 holds it at full precision; else ValueError saying why not."""
     if math.isinf(number):
         raise ValueError(TOO_LARGE)
+    if 0 < abs(number) < SMALLEST:
+        raise ValueError(TOO_SMALL)
     return number
 
 

@@ -14,49 +14,71 @@ import numpy as np
 
 from ln_core.backward import backward
 from ln_core.forward import NODE_NAMES, forward
-from ln_core.gradcheck import TENSORS, gradient_check
+from ln_core.gradcheck import gradient_check
+from teaching.verdicts import gradient_verdict, resolving_inputs
+from ui.export.notebook_code import numpy_lines
+from ui.export.python_literal import assignment, float_literal
 
+INPUT_NAMES = ("x", "gamma", "beta", "dout")
 MERGE_FIELDS = ("dx_sm_via_normalized_x", "dx_sm_via_sq_xsm", "dx_via_x_sm", "dx_via_sample_mean")
 
 
 @dataclass(frozen=True)
 class Bundle:
     """arrays: name -> array ("inputs/x", "nodes/x_sm", "grads/dx_sm", "numerical/dx", ...);
-    meta: eps, dtype, step h, tolerance, per-tensor relative errors, the verdict, and the advice
-    for any tensor the check cannot resolve."""
+    meta: eps, dtype, step h, per-tensor relative errors, statuses and round-off bounds, the
+    verdict, and the reason for any tensor the check cannot resolve."""
 
     arrays: dict[str, np.ndarray]
     meta: dict
 
 
 def make_bundle(
-    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float = 1e-5
+    x: np.ndarray,
+    gamma: np.ndarray | None,
+    beta: np.ndarray | None,
+    dout: np.ndarray,
+    eps: float = 1e-5,
+    axis: int | tuple[int, ...] = -1,
 ) -> Bundle:
-    """Run forward, backward and the gradient check once and collect every number."""
-    cache = forward(x, gamma, beta, eps)
+    """Run forward, backward and the gradient check once and collect every number.
+
+    gamma and beta as the layer applies them (None when skipped; (L, D) per sequence), and
+    `axis` the axes one statistic averages over, exactly as the pages pass them to ln_core.
+    """
+    cache = forward(x, gamma, beta, eps, axis)
     grads = backward(dout, cache)
-    check = gradient_check(cache.x, cache.gamma, cache.beta, grads.dout, eps)
+    check = gradient_check(cache.x, cache.gamma, cache.beta, grads.dout, eps, axis=cache.axis)
+    params = {name: getattr(cache, name) for name in ("gamma", "beta")}
+    used = [name for name, value in params.items() if value is not None]
     arrays = {
         "inputs/x": cache.x,
-        "inputs/gamma": cache.gamma,
-        "inputs/beta": cache.beta,
+        **{f"inputs/{name}": params[name] for name in used},
         "inputs/dout": grads.dout,
         **{f"nodes/{name}": getattr(cache, name) for name in NODE_NAMES},
         **{f"grads/d{name}": grads.of(name) for name in NODE_NAMES},
         **{f"grads/{name}": getattr(grads, name) for name in MERGE_FIELDS},
-        **{f"grads/{t}": getattr(grads, t) for t in TENSORS},
-        **{f"numerical/{t}": getattr(check.numerical, t) for t in TENSORS},
+        **{f"grads/{t}": getattr(grads, t) for t in check.tensors},
+        **{f"numerical/{t}": getattr(check.numerical, t) for t in check.tensors},
     }
     meta = {
         "eps": cache.eps,
         "dtype": cache.dtype.name,
         "shape": list(cache.x.shape),
+        # The view's layer options, so the file says which layer its numbers belong to.
+        "affine": {(): "neither", ("gamma",): "gamma", ("gamma", "beta"): "both"}[tuple(used)],
+        "per": "sequence" if len(cache.axis) == 2 else "token",
+        "axis": list(cache.axis),
         "h": check.h,
-        "tolerance": check.tolerance,
         "relative_errors": check.errors,
+        "statuses": {m: {t: check.status(m, t) for t in check.tensors} for m in check.errors},
+        "bounds": check.resolution,
         "passed": check.passed,
-        # Why a tensor was neither passed nor failed: too small for central differences.
-        "cannot_resolve": [check.advice(t) for t in check.unresolved],
+        # Why a tensor was neither passed nor failed: right and wrong would look the same.
+        "cannot_resolve": [
+            f"{t}: {gradient_verdict(check, t, resolving_inputs(cache, grads.dout)).sentence}"
+            for t in check.unresolved
+        ],
     }
     return Bundle(arrays, meta)
 
@@ -75,53 +97,31 @@ def to_npz(bundle: Bundle) -> bytes:
     return buffer.getvalue()
 
 
-# The staged forward and backward passes in plain NumPy, line for line as ln_core runs them,
-# so the snippet runs anywhere NumPy does and gives the numbers the lab shows.
-_STANDALONE = """
-# Forward: the ten nodes; each vector is normalized over its last axis.
-sample_mean = np.mean(x, axis=-1, keepdims=True)
-x_sm = x - sample_mean
-sq_xsm = x_sm**2
-sample_var = np.mean(sq_xsm, axis=-1, keepdims=True)
-sve = sample_var + eps
-sqrt_sve = np.sqrt(sve)
-inv_sqrt_sve = 1.0 / sqrt_sve
-normalized_x = x_sm * inv_sqrt_sve
-gx = gamma * normalized_x
-out = gx + beta
-
-# Backward: the same lines in reverse, for the loss sum(dout * out).
-D = x.shape[-1]
-vectors = tuple(range(x.ndim - 1))  # gamma and beta are shared by every vector
-dbeta = np.sum(dout, axis=vectors)
-dgamma = np.sum(normalized_x * dout, axis=vectors)
-dnormalized_x = gamma * dout
-dx_sm_via_normalized_x = inv_sqrt_sve * dnormalized_x
-dinv_sqrt_sve = np.sum(x_sm * dnormalized_x, axis=-1, keepdims=True)
-dsqrt_sve = -1.0 / sqrt_sve**2 * dinv_sqrt_sve
-dsve = 0.5 / sqrt_sve * dsqrt_sve
-dsample_var = dsve
-dsq_xsm = np.ones_like(sq_xsm) / D * dsample_var
-dx_sm = dx_sm_via_normalized_x + 2.0 * x_sm * dsq_xsm
-dsample_mean = -np.sum(dx_sm, axis=-1, keepdims=True)
-dx = dx_sm + np.ones_like(x) / D * dsample_mean
-
-print("out =", out.tolist())
-print("dx =", dx.tolist())
-print("dgamma =", dgamma.tolist())
-print("dbeta =", dbeta.tolist())
-"""
 
 
 def numpy_snippet(bundle: Bundle) -> str:
     """Python code, needing only NumPy, that rebuilds this example's inputs and computes out,
-    dx, dgamma and dbeta with the ten staged lines (printed at full precision)."""
-
-    def literal(name: str) -> str:
-        array = bundle.arrays[f"inputs/{name}"]
-        return f"np.array({np.asarray(array, dtype=np.float64).tolist()!r}, dtype=np.{array.dtype})"
-
-    inputs = [f"{name} = {literal(name)}" for name in ("x", "gamma", "beta", "dout")]
-    return "\n".join(["import numpy as np", "", *inputs, f"eps = {bundle.meta['eps']!r}"]) + (
-        _STANDALONE
-    )
+    dx and the gradients of the parameters the layer applies with the ten staged lines (the
+    notebooks' own lines), over the same axes, printed at full precision."""
+    used = [name for name in ("gamma", "beta") if f"inputs/{name}" in bundle.arrays]
+    prefixed = [f"d{name}" for name in used]
+    skipped = tuple(name for name in ("gamma", "beta") if name not in used)
+    meta = bundle.meta
+    lines = [
+        "import numpy as np",
+        "",
+        f"# {meta['dtype']}, affine: {meta['affine']}, per {meta['per']}",
+        *(
+            assignment(name, bundle.arrays[f"inputs/{name}"])
+            if name not in skipped
+            else f"{name} = None  # this layer has no {name}"
+            for name in INPUT_NAMES
+        ),
+        f"eps = {float_literal(meta['eps'])}",
+        f"axis = {tuple(meta['axis'])!r}  # the axes one mean and one variance average over",
+        "",
+        numpy_lines(skipped),
+        "",
+        *(f'print("{name} =", {name}.tolist())' for name in ("out", "dx", *prefixed)),
+    ]
+    return "\n".join(lines) + "\n"

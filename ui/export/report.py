@@ -6,6 +6,7 @@ import html
 
 from teaching.glossary import described, meaning
 from ui.draw.tables import vectors_frame
+from ui.entry.inputs import AFFINE, PER
 from ui.export.bundle import Bundle
 
 _STYLE = """
@@ -33,9 +34,12 @@ def html_report(bundle: Bundle) -> str:
     )
     sections = [
         f"<h1>LayerNorm Lab report</h1><p>x of shape {tuple(meta['shape'])}, "
-        f"{meta['dtype']}, eps = {meta['eps']:g}. The gradient check "
+        f"{meta['dtype']}, eps = {meta['eps']:g}, affine parameters: "
+        f"{html.escape(AFFINE[meta['affine']])}, normalized {html.escape(PER[meta['per']])}. "
+        "The gradient check "
         f"<b class='{'pass' if meta['passed'] else 'fail'}'>{verdict}</b> "
-        f"(step h = {meta['h']:.2e}, tolerance {meta['tolerance']:g}).</p>",
+        f"(step h = {meta['h']:.2e}; each tensor's gap judged against what round-off "
+        "explains).</p>",
         *(f"<p>{html.escape(advice)}</p>" for advice in meta["cannot_resolve"]),
         "<h2>Gradient check (relative error)</h2><table><tr><th></th><th>dx</th>"
         f"<th>dgamma</th><th>dbeta</th></tr>{errors}</table>",

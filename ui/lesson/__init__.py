@@ -1,6 +1,6 @@
 """The guided path through the pages: what to try next on each page (guide), the exercises
-(exercises), "predict before reveal" (predict), the glossary expander (glossary) and the
-stepper's twenty steps (steps).
+(exercises), "predict before reveal" (predict) and the glossary expander (glossary). The
+stepper's twenty steps are plain data in teaching/steps.py.
 
-May import ln_core, teaching and the rest of ui except ui.draw; never pages/.
+The top of ui: may import any other ui folder, ln_core and teaching; never pages/.
 """

@@ -82,6 +82,16 @@ PATH: tuple[Stop, ...] = (
         ),
     ),
     Stop(
+        "derive",
+        "Your own derivation judged like the documents': type a formula for dx (or any "
+        "gradient), see how the lab reads it, and find the input that breaks it.",
+        (
+            "Start from the broken example and read which mistake it makes and where it shows.",
+            "Type the compact dx with x − μ instead of x̂: what must change for it to be right?",
+            "Untick ε and type the documents' dx without ε: on which probe does it fail?",
+        ),
+    ),
+    Stop(
         "residual",
         "LayerNorm inside a post-LN residual block: x's gradient along two paths.",
         (

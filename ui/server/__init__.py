@@ -3,6 +3,6 @@
 (caps), the cached wrappers every number passes through on its way from ln_core (compute) and
 the refusal of results that overflow (overflow).
 
-May import ln_core, teaching, ui.entry.inputs and ui.export.bundle (a cached bundle); never
-ui.session, ui.draw, ui.lesson nor pages/.
+May import ln_core, teaching, ui.entry and ui.export (a cached bundle); never ui.session,
+ui.lesson nor pages/.
 """

@@ -29,6 +29,7 @@ CAPS = {
     "jacobian": Cap(512, None, "J has D x D entries and its eigenvalues cost D^3"),
     "gradcheck": Cap(512, 4096, "every entry gets its own row and its own central difference"),
     "audit": Cap(512, 4096, "the residual derivation's lines and the Jacobian entries are D x D"),
+    "derive": Cap(512, 4096, "your formula runs on every entry, then on eight more inputs"),
     "residual": Cap(32, 1024, "every entry of x and of W (D x D) is checked numerically"),
     "batchnorm": Cap(1024, 16384, "the heatmaps draw every entry"),
     "export": Cap(1024, 4096, "the report and the bundle hold every node of every entry"),

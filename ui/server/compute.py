@@ -20,7 +20,8 @@ import streamlit as st
 
 import ln_core
 from ln_core.defined_nodes import nodes_before_the_root as nodes_before_the_root_of
-from ln_core.gradcheck import compare
+from ln_core.derivation import DerivationCheck, check_formula
+from ln_core.residual_check import residual_judgements
 from teaching.upstream import squared_error_gradient
 from ui.entry.inputs import Inputs
 from ui.export.bundle import Bundle, make_bundle
@@ -126,12 +127,10 @@ def step_sweep(vector: Inputs) -> ln_core.StepSweep:
     return ln_core.error_vs_step(vector.x, vector.gamma, vector.beta, vector.dout, vector.eps)
 
 
-@cached(32, 1)
-def bug_check(inputs: Inputs, bug: str) -> tuple[dict[str, float], float]:
-    """rel_error of the buggy backward against numerical gradients, and the tolerance."""
-    check = gradient_check(inputs)
-    buggy = ln_core.buggy_backward(inputs.dout, forward(inputs), bug)
-    return compare(buggy, check.numerical), check.tolerance
+@cached(32, 8)
+def bug_check(inputs: Inputs, bug: str) -> ln_core.BugCheck:
+    """The buggy backward put through the gradient check of these inputs, by its rule."""
+    return ln_core.check_bug(gradient_check(inputs), inputs.dout, forward(inputs), bug)
 
 
 @cached(32, 8)
@@ -149,19 +148,37 @@ def audit(inputs: Inputs) -> list[ln_core.AuditResult]:
     return ln_core.audit(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
 
 
+@cached(32, 4)
+def derivation(
+    inputs: Inputs, target: str, text: str, with_eps: bool, scalar_gamma: bool
+) -> DerivationCheck:
+    """A student's formula for the gradient `target`, read and judged (in float64)."""
+    return check_formula(
+        text,
+        target,
+        inputs.x,
+        inputs.gamma,
+        inputs.beta,
+        inputs.dout,
+        inputs.eps,
+        with_eps=with_eps,
+        scalar_gamma=scalar_gamma,
+    )
+
+
 @cached(16, 4)
 def residual(
     inputs: Inputs, seed: int
-) -> tuple[ln_core.ResidualCache, ln_core.ResidualGrads, dict[str, float]]:
-    """The post-LN block with the seeded sublayer, its gradients, and their numerical check."""
+) -> tuple[ln_core.ResidualCache, ln_core.ResidualGrads, dict[str, ln_core.Judgement]]:
+    """The post-LN block with the seeded sublayer, its gradients, and their numerical check
+    (dx, dW, dc judged by ln_core.verdict's rule)."""
     x, gamma, beta, dout, eps = inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps
     sublayer = ln_core.make_sublayer(x.shape[-1], seed, dtype=x.dtype)
     cache = ln_core.residual_forward(x, sublayer, gamma, beta, eps)
     grads = ln_core.residual_backward(dout, cache)
     h = ln_core.default_h(cache.ln)
     numerical = ln_core.residual_numerical_grads(x, sublayer, gamma, beta, dout, eps, h)
-    errors = {k: ln_core.rel_error(getattr(grads, k), v) for k, v in numerical.items()}
-    return cache, grads, errors
+    return cache, grads, residual_judgements(cache, grads, numerical, dout, h)
 
 
 @cached(16, 8)
@@ -178,15 +195,18 @@ def rms(inputs: Inputs) -> tuple[ln_core.RMSCache, ln_core.RMSGrads]:
 
 @cached(8, 8)
 def bundle(inputs: Inputs) -> Bundle:
-    return make_bundle(inputs.x, inputs.gamma, inputs.beta, inputs.dout, inputs.eps)
+    return make_bundle(
+        inputs.x, inputs.layer_gamma, inputs.layer_beta, inputs.dout, inputs.eps, inputs.axis
+    )
 
 
 @cached(64, 8)
-def closed_form(inputs: Inputs) -> tuple[ln_core.Grads, dict[str, float]]:
-    """The compact closed form's dx, dgamma, dbeta and their rel_error against the staged pass."""
+def closed_form(inputs: Inputs) -> tuple[ln_core.Grads, dict[str, ln_core.Judgement]]:
+    """The compact closed form's dx, dgamma, dbeta and their agreement with the staged pass
+    (judged against rounding)."""
     cache, grads = forward_backward(inputs)
     closed = ln_core.closed_form_backward(inputs.dout, cache)
-    return closed, compare(grads, closed)
+    return closed, ln_core.agreement(cache, inputs.dout, grads, closed)
 
 
 @cached(32, 4)
@@ -194,13 +214,6 @@ def dx_sum(inputs: Inputs) -> ln_core.DxSum:
     """Σ dx over each vector of the inputs, and its size next to dx."""
     cache, grads = forward_backward(inputs)
     return ln_core.dx_sum(grads, cache)
-
-
-@cached(32, 8)
-def bug_dx(vector: Inputs, bug: str) -> tuple[np.ndarray, np.ndarray]:
-    """One vector's dx from the correct backward and from the backward with `bug`: (D,) each."""
-    cache, grads = forward_backward(vector)
-    return grads.dx, ln_core.buggy_backward(vector.dout, cache, bug).dx
 
 
 @cached(16, 8)

@@ -15,6 +15,7 @@ follows. tests/server/test_warmup.py checks that no page imports a library this 
 
 from __future__ import annotations
 
+import nbformat
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -40,6 +41,10 @@ def _rehearse() -> None:
     table = pd.DataFrame({"x": values, "name": [str(v) for v in values]})
     dataframe_util.convert_anything_to_arrow_bytes(table)
     dataframe_util.convert_anything_to_arrow_bytes(pyarrow.table({"x": values}))
+    # The notebook downloads validate and write a notebook (its JSON schema loads on first use).
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1", id="warm")])
+    nbformat.validate(notebook)
+    nbformat.writes(notebook)
 
 
 _rehearse()

@@ -1,8 +1,9 @@
-"""The session: every key it holds and its widgets' bindings (state), the link that shares it
-(share), keeping the view across a reconnect (reconnect), the sidebar (sidebar), presenter mode
-(presenter), the gamma/beta switch (affine_control) and the stepper's navigation row (step_nav).
+"""The session and the widgets bound to it: every key and its binding (state), number fields
+(fields), the formula box (formula_box), the table editors and the list of hand edits (editors,
+edits), the vector picker (picker), the sidebar (sidebar), the gamma/beta switch
+(affine_control), the stepper's navigation row (step_nav), presenter mode (presenter), the link
+that shares a session (share) and keeping a tab's view across a reconnect (reconnect).
 
-The only place that reads or writes st.session_state for the pages. May import ln_core,
-teaching, ui.entry (to read what is typed), ui.server (cached results), ui.lesson.steps; never
-ui.draw (drawing takes plain values) nor pages/.
+Every session key is defined here (state.SCHEMA) and bound to its widgets here. May import
+ln_core, teaching, ui.entry, ui.server and ui.draw; never ui.lesson nor pages/.
 """

@@ -16,7 +16,17 @@ from typing import Any
 import streamlit as st
 
 from ui.entry.inputs import AFFINE, PER, Inputs
+from ui.server import caps
 from ui.session import state
+
+# The pages whose numbers follow the options, by url_path, each with the largest group (L x D)
+# it can treat per sequence (None: any). The sidebar's check runs with the same options.
+PAGES: dict[str, int | None] = {
+    "stepper": None,
+    # Per sequence, a sequence is one group: the same bound as D per token.
+    "gradcheck": caps.CAPS["gradcheck"].max_d,
+    "export": None,
+}
 
 
 def _too_long(max_group: int | None) -> str | None:
@@ -71,3 +81,8 @@ def applied(inputs: Inputs, max_group: int | None = None) -> Inputs:
     s = st.session_state
     sequence = s["per"] == "sequence" and inputs.x.ndim == 3 and _too_long(max_group) is None
     return replace(inputs, affine=s["affine"], per="sequence" if sequence else "token")
+
+
+def for_page(inputs: Inputs, url_path: str) -> Inputs:
+    """The inputs as the page at `url_path` computes with them: its options, if it has any."""
+    return applied(inputs, PAGES[url_path]) if url_path in PAGES else inputs

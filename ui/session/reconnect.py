@@ -13,6 +13,14 @@ the server restarted (or dropped a session it had given up on). If that run show
 than the last one remembered, the student's first action was a page switch, and the tab is
 reloaded on the new page with the remembered link: the view comes back the way a shared link
 brings it. A fresh visit is a new document, so it never restores anything.
+
+A tab that switched pages before the restart sends no rerun when it reconnects either, so the
+new session never runs the page and never registers its fragments: a control inside one (the
+Stepper's Next, the Jacobian's toggle) sends a fragment rerun the session does not know, and
+Streamlit drops it without a word ("The fragment with id ... does not exist anymore"). So the
+tab watches its own connection: when it comes back after being lost, it clicks a hidden button
+outside every fragment, and that full run (with the URL's link) registers every fragment
+before the student's first click. After a blip to the same session the run changes nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from ui.session import share
 
 STORAGE_KEY = "lnlab-view"
 _SEEN = "reconnect_seen"
+REJOIN_KEY = "reconnect_rerun"  # the hidden button whose click is the full run
 
 # Run with FIRST, PAGE, LINK and KEY defined (see keep_view). The mark is {doc, page, link}.
 _SCRIPT = """
@@ -43,6 +52,23 @@ if (FIRST && saved && saved.doc === window.lnlabDocument && saved.page !== PAGE)
   sessionStorage.setItem(
     KEY, JSON.stringify({doc: window.lnlabDocument, page: PAGE, link: LINK})
   );
+}
+if (!window.lnlabRejoin) {
+  window.lnlabRejoin = true;
+  let lost = false;
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const connection = app && app.getAttribute("data-test-connection-state");
+    if (connection && connection !== "CONNECTED") {
+      lost = true;
+    } else if (connection === "CONNECTED" && lost) {
+      lost = false;
+      const rejoin = document.querySelector(".st-key-" + REJOIN + " button");
+      if (rejoin) rejoin.click();
+    }
+  }).observe(document, {
+    attributes: true, subtree: true, attributeFilter: ["data-test-connection-state"],
+  });
 }
 """
 
@@ -61,9 +87,13 @@ def keep_view(page: StreamlitPage) -> None:
         "PAGE": page.url_path,
         "LINK": urlencode(share.encode(st.session_state)),
         "KEY": STORAGE_KEY,
+        "REJOIN": REJOIN_KEY,
     }
     constants = "".join(f"const {name} = {_js(value)};" for name, value in values.items())
     # A function of its own, so the constants are declared anew each time a run's script runs.
     code = f"(() => {{{constants}{_SCRIPT}}})();"
     # In the sidebar: in the main area even an empty element adds a gap to the page.
-    st.sidebar.html(f"<script>{code}</script>", unsafe_allow_javascript=True)
+    hidden = f"<style>.st-key-{REJOIN_KEY} {{ display: none; }}</style>"
+    st.sidebar.html(f"{hidden}<script>{code}</script>", unsafe_allow_javascript=True)
+    # Clicked only by the script above, after a lost connection comes back.
+    st.sidebar.button("Rejoin the server", key=REJOIN_KEY)

@@ -2,7 +2,8 @@
 
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
 chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
-modes, the layer's affine and per-sequence options, hide flags, and any array edited by hand
+modes, the layer's affine and per-sequence options, the derivation check's quantity and
+formula, hide flags, and any array edited by hand
 while it is small. Anything that does not parse or is out of range falls back to its default
 and is reported, so a tampered link never breaks the app.
 """
@@ -19,13 +20,14 @@ import numpy as np
 import streamlit as st
 
 from ln_core.bugs import Bug
+from ln_core.derivation import TARGETS
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS
+from teaching.steps import N_STEPS
 from ui.entry.errors import listed, literal
 from ui.entry.inputs import AFFINE, PER
-from ui.entry.limits import LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
+from ui.entry.limits import LINK_FORMULA_CHARS, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.entry.numbers import parse_eps, parse_number, parse_whole
-from ui.lesson.steps import N_STEPS
 from ui.session import address, state
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
@@ -46,6 +48,16 @@ def _choice(options: Any) -> Callable[[str], str]:
         return text
 
     return parse
+
+
+def _formula(text: str) -> str:
+    """A typed formula as a link carries it: short, printable, one line. Whether it reads as
+    a formula is the page's to say, as for a typed one."""
+    if len(text) > LINK_FORMULA_CHARS:
+        raise ValueError(f"is {len(text)} characters long; a link may carry {LINK_FORMULA_CHARS}")
+    if not text.isprintable():
+        raise ValueError("holds characters that are not printable")
+    return text
 
 
 def _flag(text: str) -> bool:
@@ -72,6 +84,10 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "paths": ("jacobian_paths", _flag),
     "bug": ("bug", _choice(["none", *(bug.value for bug in Bug)])),
     "affine": ("affine", _choice(AFFINE)),
+    "quantity": ("derive_target", _choice(TARGETS)),
+    "formula": ("derive_formula", _formula),
+    "feps": ("derive_eps", _flag),
+    "fscalar": ("derive_scalar", _flag),
     "per": ("per", _choice(PER)),
 }
 
@@ -147,22 +163,59 @@ def _names(text: str, known: Any, key: str, kind: str, problems: list[str]) -> l
     return found
 
 
+# Link values that pick one entry of an axis of x: state key -> (query key, what an entry
+# of that axis is). Whether they fit is only known once the shape is.
+INDEXES = {
+    "one_hot_index": ("onehot", "output"),
+    "view_b": ("vb", "row (or batch element)"),
+    "view_t": ("vt", "token"),
+}
+SHAPE_KEYS = {"shape_kind": "shape", "d": "d", "n": "n", "b": "b", "l": "l"}
+
+
+def _index_sizes(shape: tuple[int, ...]) -> dict[str, int]:
+    """How many entries each INDEXES key may choose from in x of `shape`."""
+    return {
+        "one_hot_index": shape[-1],
+        "view_b": shape[0] if len(shape) >= 2 else 1,
+        "view_t": shape[1] if len(shape) == 3 else 1,
+    }
+
+
 def apply(link: LinkState, session: Any) -> list[str]:
     """Write a parsed link into the session state; returns problems found while applying.
 
     Arrays only apply when they fit the shape the link's controls give; the others keep the
-    preset's numbers.
+    preset's numbers. A chosen entry past the end of its axis is refused, not moved.
     """
     problems = []
-    session.update(link.values)
+    session.update({k: v for k, v in link.values.items() if k not in INDEXES})
     state.regenerate()
     shape = session["x"].shape
-    # A hand-written preset keeps its own shape; the sidebar must say so.
+    # A hand-written preset keeps its own shape; the sidebar must say so, and so must we.
     state.show_shape(shape)
-    # regenerate() resets the chosen vector; the link's choice wins.
-    for key in ("view_b", "view_t"):
-        if key in link.values:
+    overridden = [
+        f"{SHAPE_KEYS[k]}={link.values[k]}"
+        for k in SHAPE_KEYS
+        if k in link.values and session[k] != link.values[k]
+    ]
+    if overridden:
+        problems.append(
+            f"{', '.join(overridden)} not used: the preset {literal(session['preset'])} has "
+            f"its own shape {' x '.join(map(str, shape))}"
+        )
+    # regenerate() resets the chosen entries; the link's choice wins when it exists.
+    for key, size in _index_sizes(shape).items():
+        if key not in link.values:
+            continue
+        if link.values[key] < size:
             session[key] = link.values[key]
+        else:
+            query, what = INDEXES[key]
+            problems.append(
+                f"{query}={link.values[key]} asks for {what} {link.values[key]}, but x of shape "
+                f"{' x '.join(map(str, shape))} has {size} (numbered from 0); 0 is used"
+            )
     expected = {
         "x": shape,
         "gamma": shape[-1:],
@@ -228,11 +281,19 @@ def load_link_once(page_names: list[str]) -> None:
     if session.get("link_loaded"):
         return
     session["link_loaded"] = True
-    params = {key: st.query_params[key] for key in st.query_params}
-    if not params:
+    given = {key: st.query_params.get_all(key) for key in st.query_params}
+    if not given:
         return
+    # A key given twice is ambiguous: neither value is taken over the other.
+    repeated = [
+        f"{key} is given {len(values)} times ({', '.join(literal(v) for v in values[:3])}); "
+        "a link names each once, so none was used"
+        for key, values in given.items()
+        if len(values) > 1
+    ]
+    params = {key: values[0] for key, values in given.items() if len(values) == 1}
     link = parse(params, page_names)
-    session["link_problems"] = link.problems + apply(link, session)
+    session["link_problems"] = repeated + link.problems + apply(link, session)
 
 
 def show_link_problems() -> None:

@@ -1,6 +1,6 @@
 """The controls every page shares, drawn in the sidebar by app.py on every run.
 
-Numbers are typed into text fields (ui.entry.fields), so `1e3` means 1000 and a value that is not
+Numbers are typed into text fields (ui.session.fields), so `1e3` means 1000 and a value that is not
 a number in range is refused with a message instead of being stored as another number.
 """
 
@@ -10,10 +10,11 @@ import streamlit as st
 
 from teaching.presets import PRESETS
 from ui.entry.errors import shown_errors
-from ui.entry.fields import number_field, whole_field
 from ui.entry.limits import EPS_MAX, SIDEBAR
 from ui.entry.numbers import parse_eps
-from ui.session import state
+from ui.server import compute
+from ui.session import affine_control, state
+from ui.session.fields import number_field, whole_field
 
 
 def _dimension(label: str, key: str, help_text: str) -> None:
@@ -21,8 +22,9 @@ def _dimension(label: str, key: str, help_text: str) -> None:
     whole_field(label, key, limits.low, limits.high, help_text, state.on_shape_change)
 
 
-def draw() -> None:
-    """Preset, shape, seed, eps and dtype; then a check that they define a LayerNorm."""
+def draw(url_path: str) -> None:
+    """Preset, shape, seed, eps and dtype; then a check that they define a LayerNorm, with
+    the layer options of the page at `url_path` (so it agrees with what the page shows)."""
     with st.sidebar:
         st.selectbox(
             "Preset",
@@ -61,7 +63,7 @@ def draw() -> None:
         )
         st.radio("dtype", state.DTYPES, horizontal=True, **state.bound("dtype"))
         with shown_errors():
-            state.check()
+            compute.forward(affine_control.for_page(state.inputs(), url_path))
         st.divider()
         st.toggle(
             "Presenter mode",

@@ -14,20 +14,27 @@ lives on across reruns and page switches:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
+from ln_core.audit import DOCUMENTS
+from ln_core.bugs import Bug
+from ln_core.derivation import TARGETS
 from ln_core.validation import as_float_array, check_shape
 from teaching.presets import PRESETS, make_example
+from teaching.steps import N_STEPS
 from teaching.upstream import one_hot
 from ui.entry.csv_io import parse_csv
 from ui.entry.errors import literal
-from ui.entry.inputs import Inputs
+from ui.entry.inputs import AFFINE, PER, Inputs
+from ui.entry.limits import SIDEBAR
+from ui.entry.numbers import parse_eps, parse_whole
 from ui.server import compute
 
 SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
@@ -39,6 +46,36 @@ UPSTREAM_KINDS = {
     "edited": "edited by hand",
 }
 DTYPES = ("float64", "float32")
+NORM_KINDS = ("layer", "batch", "rms")
+
+
+def one_of(options: Collection[Any]) -> Callable[[Any], Any]:
+    """A check that a value is one of `options`, of the same type (a widget message may send
+    1 for "1", or a list); raises ValueError otherwise."""
+
+    def check(value: Any) -> Any:
+        if not any(type(value) is type(o) and value == o for o in options):
+            raise ValueError("is not one of the choices offered")
+        return value
+
+    return check
+
+
+def whole(low: int, high: int) -> Callable[[Any], int]:
+    """A check that a value is a whole number from `low` to `high` (text is read as typed)."""
+    return partial(parse_whole, low=low, high=high)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("is not text")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("is not on or off")
+    return value
 
 
 class Persist(Enum):
@@ -52,42 +89,83 @@ class Persist(Enum):
 
 @dataclass(frozen=True)
 class Key:
-    """One session key: its first value (None: made on demand) and how it persists."""
+    """One session key: its first value (None: made on demand), how it persists, and for a
+    key a widget writes, the check every value must pass (it returns the value to store, or
+    raises ValueError saying why not)."""
 
     default: Any
     persist: Persist
     meaning: str
+    valid: Callable[[Any], Any] | None = None
 
 
 _S, _P, _W, _D = Persist.SIDEBAR, Persist.PAGE, Persist.WIDGET, Persist.DERIVED
 SCHEMA: dict[str, Key] = {
-    "preset": Key("Random normal", _S, "the example the arrays are built from"),
-    "shape_kind": Key("rows", _S, "vector, rows or tokens"),
-    "d": Key(8, _S, "D, features per vector"),
-    "n": Key(3, _S, "N, vectors in a table of rows"),
-    "b": Key(2, _S, "B, sequences in a batch of tokens"),
-    "l": Key(3, _S, "L, tokens per sequence"),
-    "seed": Key(0, _S, "the seed of every random array"),
-    "eps": Key(1e-5, _S, "added to the variance"),
-    "dtype": Key("float64", _S, "the dtype every page computes in"),
-    "presenter": Key(False, _S, "larger type for a projector"),
-    "presenter_sidebar": Key(False, _P, "the sidebar kept open in presenter mode"),
-    "upstream": Key("random", _P, "where dout comes from (a key of UPSTREAM_KINDS)"),
-    "one_hot_index": Key(0, _P, "the output a one-hot dout puts its 1 on"),
-    "step": Key(1, _P, "the stepper's step, 1 to 20"),
-    "quiz": Key(False, _P, "predict before reveal on the stepper"),
-    "view_b": Key(0, _P, "the chosen row, or batch element"),
-    "view_t": Key(0, _P, "the chosen token of a batch element"),
-    "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page"),
-    "bug": Key("none", _P, "the gradient check's injected bug: a Bug's value, or none"),
-    "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths"),
-    "audit_document": Key("000", _P, "the audit document whose formulas are unfolded"),
-    "audit_filter": Key("all", _P, "the audit's verdict filter: all, wrong or cannot decide"),
+    "preset": Key("Random normal", _S, "the example the arrays are built from", one_of(PRESETS)),
+    "shape_kind": Key("rows", _S, "vector, rows or tokens", one_of(SHAPE_KINDS)),
+    **{
+        key: Key(default, _S, meaning, whole(SIDEBAR[key].low, SIDEBAR[key].high))
+        for key, default, meaning in (
+            ("d", 8, "D, features per vector"),
+            ("n", 3, "N, vectors in a table of rows"),
+            ("b", 2, "B, sequences in a batch of tokens"),
+            ("l", 3, "L, tokens per sequence"),
+            ("seed", 0, "the seed of every random array"),
+        )
+    },
+    "eps": Key(1e-5, _S, "added to the variance", parse_eps),
+    "dtype": Key("float64", _S, "the dtype every page computes in", one_of(DTYPES)),
+    "presenter": Key(False, _S, "larger type for a projector", _flag),
+    "presenter_sidebar": Key(False, _P, "the sidebar kept open in presenter mode", _flag),
+    "upstream": Key(
+        "random", _P, "where dout comes from (a key of UPSTREAM_KINDS)", one_of(UPSTREAM_KINDS)
+    ),
+    "one_hot_index": Key(
+        0, _P, "the output a one-hot dout puts its 1 on", whole(0, SIDEBAR["d"].high - 1)
+    ),
+    "step": Key(1, _P, "the stepper's step, 1 to 20", one_of(range(1, N_STEPS + 1))),
+    "quiz": Key(False, _P, "predict before reveal on the stepper", _flag),
+    "view_b": Key(0, _P, "the chosen row, or batch element", whole(0, SIDEBAR["n"].high - 1)),
+    "view_t": Key(0, _P, "the chosen token of a batch element", whole(0, SIDEBAR["l"].high - 1)),
+    "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page", one_of(NORM_KINDS)),
+    "bug": Key(
+        "none",
+        _P,
+        "the gradient check's injected bug: a Bug's value, or none",
+        one_of(["none", *(bug.value for bug in Bug)]),
+    ),
+    "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths", _flag),
+    "audit_document": Key(
+        "000", _P, "the audit document whose formulas are unfolded", one_of(DOCUMENTS)
+    ),
+    "audit_filter": Key(
+        "all",
+        _P,
+        "the audit's verdict filter: all, wrong or cannot decide",
+        one_of(("all", "wrong", "cannot decide")),
+    ),
     "audit_open": Key(None, _D, "the audit formula (its step) whose explanation is unfolded"),
     "audit_pick": Key(None, _W, "the row selected in the audit's summary table"),
-    "affine": Key("both", _P, "which of gamma and beta the layer applies (ui.entry.inputs.AFFINE)"),
-    "per": Key("token", _P, "a token batch normalized per token or per sequence"),
+    "derive_target": Key(
+        "dx", _P, "the gradient a typed formula claims (a key of TARGETS)", one_of(TARGETS)
+    ),
+    "derive_formula": Key(
+        "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))",
+        _P,
+        "the formula typed on Check your derivation",
+        _text,
+    ),
+    "derive_eps": Key(True, _P, "the typed derivation has ε (else it is judged at ε = 0)", _flag),
+    "derive_scalar": Key(False, _P, "the typed derivation has one scalar γ and β", _flag),
+    "affine": Key(
+        "both",
+        _P,
+        "which of gamma and beta the layer applies (ui.entry.inputs.AFFINE)",
+        one_of(AFFINE),
+    ),
+    "per": Key("token", _P, "a token batch normalized per token or per sequence", one_of(PER)),
     "guide_check": Key(None, _W, "the guide's button that shows a page's answer"),
+    "reconnect_rerun": Key(None, _W, "the hidden button a reconnected tab clicks for a full run"),
     "csv_text": Key(None, _W, "the pasted CSV"),
     "csv_file": Key(None, _W, "the uploaded CSV"),
     "x": Key(None, _D, "x: (D,), (N, D) or (B, L, D), float64"),
@@ -153,12 +231,27 @@ def regenerate() -> None:
     _reset_dependents()
 
 
+def seeded_dout_and_target(shape: tuple[int, ...], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seeded random dout and the loss's target for x of `shape`, each of that shape."""
+    rng = np.random.default_rng(seed + 1)
+    return rng.standard_normal(shape), rng.standard_normal(shape)
+
+
+def reset_arrays() -> None:
+    """The preset's numbers for this shape and seed, the seeded dout and target: every edit
+    undone, while the chosen vector, the one-hot output and the revealed answers stay."""
+    s = st.session_state
+    example = make_example(s["preset"], shape(), s["seed"])
+    s["x"], s["gamma"], s["beta"] = example.x, example.gamma, example.beta
+    s["dout_random"], s["target"] = seeded_dout_and_target(s["x"].shape, s["seed"])
+    s["dout_edited"] = s["dout_random"]
+    bump_editors()
+
+
 def _reset_dependents() -> None:
     """A new x needs a random dout and a target of its shape, and fresh editors."""
     s = st.session_state
-    rng = np.random.default_rng(s["seed"] + 1)
-    s["dout_random"] = rng.standard_normal(s["x"].shape)
-    s["target"] = rng.standard_normal(s["x"].shape)
+    s["dout_random"], s["target"] = seeded_dout_and_target(s["x"].shape, s["seed"])
     s["dout_edited"] = s["dout_random"]
     s["one_hot_index"] = min(s["one_hot_index"], s["x"].shape[-1] - 1)
     s["view_b"], s["view_t"] = 0, 0
@@ -286,11 +379,6 @@ def inputs(dtype_name: str | None = None) -> Inputs:
     )
 
 
-def check() -> None:
-    """Raise ValueError if the current inputs do not define a LayerNorm output."""
-    compute.forward(inputs())
-
-
 def bound(
     key: str,
     on_change: Callable[[], None] | None = None,
@@ -302,9 +390,11 @@ def bound(
 
     The one rule for sidebar controls and page widgets alike: the state key is the truth.
     It is copied into the widget (through `show`) before the widget is drawn, and back
-    (through `parse`) when the user changes it. A value `parse` refuses is not stored: the
-    reason goes to field_problems and the widget shows the kept value on the next run.
-    `widget` tells apart several widgets bound to the same key.
+    (through `parse`, then the key's schema check) when the user changes it. A value either
+    refuses is not stored: a typed number's reason goes to field_problems, shown under its
+    field; any other widget's value can only be wrong if the message was built by hand, and
+    a toast says so. The widget shows the kept value on the next run. `widget` tells apart
+    several widgets bound to the same key.
     """
     s = st.session_state
     widget_key = f"w_{key}_{widget}"
@@ -314,8 +404,15 @@ def bound(
         typed = s[widget_key]
         problems = {k: v for k, v in s["field_problems"].items() if k != key}
         try:
-            value = parse(typed) if parse else typed
+            value = SCHEMA[key].valid(parse(typed) if parse else typed)
         except ValueError as err:
+            if parse is None:
+                st.toast(
+                    f"A control sent {literal(typed)} for {SCHEMA[key].meaning}, which "
+                    f"{err}: not used, it stays {literal(s[key])}.",
+                    icon=":material/block:",
+                )
+                return
             s["field_problems"] = {**problems, key: (literal(typed), str(err))}
             return
         s["field_problems"] = problems

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.lesson.steps import N_STEPS, Step, step
+from teaching.steps import N_STEPS, Step, step
 from ui.session import state
 
 

@@ -23,6 +23,12 @@ class Step:
         return NODE_NAMES[self.index - 1]
 
     @property
+    def checked(self) -> tuple[str, ...]:
+        """The nodes whose gradient this step checks numerically: at sample_mean, dx is
+        complete too, so x is checked with it."""
+        return (self.node, "x") if self.node == "sample_mean" else (self.node,)
+
+    @property
     def label(self) -> str:
         if self.backward:
             return f"{self.number}. backward: d{self.node}" + (" and dx" if self.index == 1 else "")

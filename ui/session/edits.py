@@ -17,7 +17,8 @@ SHOWN_EDITS = 8  # cells listed by name; past this, a count
 
 @dataclass(frozen=True)
 class Edit:
-    """One cell of `array` (x, gamma, beta or dout) that differs from the preset's number."""
+    """One cell of `array` (x, gamma, beta, dout or target) that differs from the preset's
+    number."""
 
     array: str
     row: str
@@ -47,8 +48,11 @@ def edits() -> tuple[list[Edit], list[str]]:
     example = make_example(s["preset"], state.shape(), s["seed"])
     pairs = {"x": (s["x"], example.x), "gamma": (s["gamma"], example.gamma)}
     pairs["beta"] = (s["beta"], example.beta)
+    dout, target = state.seeded_dout_and_target(s["x"].shape, s["seed"])
     if s["upstream"] == "edited":
-        pairs["dout"] = (s["dout_edited"], s["dout_random"])
+        pairs["dout"] = (s["dout_edited"], dout)
+    if s["upstream"] == "loss":
+        pairs["target"] = (s["target"], target)
     cells, replaced = [], []
     for name, (current, original) in pairs.items():
         if current.shape != original.shape:
@@ -59,11 +63,11 @@ def edits() -> tuple[list[Edit], list[str]]:
 
 
 def _reset() -> None:
-    """Back to the preset's numbers for this shape and seed, and the seeded dout."""
+    """Back to the preset's numbers for this shape and seed, and the seeded dout and target."""
     s = st.session_state
     if s["upstream"] == "edited":
         s["upstream"] = "random"
-    state.regenerate()
+    state.reset_arrays()
 
 
 def edits_bar() -> None:

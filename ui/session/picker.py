@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.entry.fields import whole_field
+from ui.session.fields import whole_field
 
 
 def pick_vector(shape: tuple[int, ...], rows: bool = True) -> tuple[int, ...]:

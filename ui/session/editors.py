@@ -76,9 +76,13 @@ def array_editor(
 
 
 def _edits(key: str) -> object:
-    """The editor's edit message, None before any edit, or a marker for an unreadable one."""
+    """The editor's edit message, None before any edit, or a marker for an unreadable one
+    (a message of null included: no table sends one)."""
     try:
-        return st.session_state.get(key)
+        if key not in st.session_state:
+            return None
+        edits = st.session_state[key]
+        return UNREADABLE if edits is None else edits
     except (ValueError, TypeError, AttributeError, KeyError):
         # Streamlit decodes the message on first read; a hand-built one may not decode.
         return UNREADABLE

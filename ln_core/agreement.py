@@ -1,0 +1,88 @@
+"""Two computations of the same gradients in another order, judged against their rounding.
+
+The staged backward and the closed form (or BatchNorm's graph and LayerNorm on the transpose)
+do the same arithmetic in another order: exact arithmetic gives the same numbers, so they may
+differ only by rounding. How much rounding, per entry, in the working dtype:
+
+- dx: each term of s * (g - mean(g) - xhat * mean(g * xhat)) is at most s * sum|g| * (1 + X)
+  per group (X: the group's largest |xhat|), and a chain of about 2 + log2 D roundings (the
+  means sum D terms) acts on it;
+- dgamma, dbeta: sums over the rows of dout * xhat and dout, log2(rows) + 2 roundings each.
+
+A large common offset counts even when both read the same forward pass: the computed x - mean
+does not sum to exactly 0 (its sum is a few ulp of the group's largest |x|, M), and the staged
+backward leans on that sum where the closed form does not, so dx's bound is widened by
+1 + s * M. When each ran its own forward pass (BatchNorm two ways), their means may round
+differently too: every bound is then widened by 1 + s * M, and the outputs are compared too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ln_core.backward import Grads, param_axes, times_gamma
+from ln_core.forward import Cache
+from ln_core.verdict import Judgement, judge
+
+# Safety factor on the rounding chains above (bench.verdict_sweep: none of its correct pairs
+# comes within a tenth of the bound).
+ROUNDINGS = 8.0
+
+
+def group_abs(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
+    """reduce(|a|) over each group, kept as size 1 on the normalized axes, float64."""
+    return reduce(np.abs(np.asarray(a, dtype=np.float64)), axis=cache.axis, keepdims=True)
+
+
+def _offset(cache: Cache) -> np.ndarray:
+    """1 + s * M per group: how much a rounding of the mean is worth in normalized units."""
+    return 1.0 + cache.inv_sqrt_sve.astype(np.float64) * group_abs(cache.x, cache, np.max)
+
+
+def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
+    """Per entry, how far two orderings of the backward's arithmetic may sit apart: "dx" (x's
+    shape), "dgamma" and "dbeta" (the parameters' shape; all of them even when skipped)."""
+    machine_eps = float(np.finfo(cache.dtype).eps)
+    s = cache.inv_sqrt_sve.astype(np.float64)
+    weight = group_abs(times_gamma(dout, cache), cache)
+    spread = group_abs(cache.normalized_x, cache, np.max)
+    chain = 2.0 + np.log2(cache.n)
+    dx = ROUNDINGS * machine_eps * chain * s * weight * (1.0 + spread) * _offset(cache)
+    axes = param_axes(cache.x.ndim, cache.param_ndim)
+    rows = float(np.prod([cache.x.shape[a] for a in axes]))
+    upstream = np.abs(np.asarray(dout, dtype=np.float64))
+    per_row = ROUNDINGS * machine_eps * (2.0 + np.log2(rows + 1))
+    return {
+        "dx": np.broadcast_to(dx, cache.x.shape),
+        "dgamma": per_row * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)), axis=axes),
+        "dbeta": per_row * np.sum(upstream, axis=axes),
+    }
+
+
+def agreement(
+    cache: Cache, dout: np.ndarray, first: Grads, second: Grads, own_forward: bool = False
+) -> dict[str, Judgement]:
+    """first against second, tensor by tensor (tensors that are None are left out), each
+    judged by ln_core.verdict's rule against `rounding_bounds`; own_forward: each ran its own
+    forward pass (see the module docstring)."""
+    bounds = rounding_bounds(cache, dout)
+    if own_forward:
+        widen = float(np.max(_offset(cache)))
+        bounds = {name: bound * (1.0 if name == "dx" else widen) for name, bound in bounds.items()}
+    return {
+        name: judge(getattr(first, name), getattr(second, name), bounds[name])
+        for name in ("dx", "dgamma", "dbeta")
+        if getattr(first, name) is not None
+    }
+
+
+def output_agreement(cache: Cache, first: np.ndarray, second: np.ndarray) -> Judgement:
+    """Two forward passes' outputs (x's shape) against their rounding: each entry of
+    gamma * xhat + beta is off by a chain of 2 + log2 D roundings of |gamma * xhat|, the
+    mean's rounding (|gamma| times 1 + s * M) and one of |beta|."""
+    machine_eps = float(np.finfo(cache.dtype).eps)
+    gamma = np.abs(times_gamma(np.ones_like(cache.x), cache).astype(np.float64))
+    chain = 2.0 + np.log2(cache.n)
+    size = chain * np.abs(cache.gx.astype(np.float64)) + gamma * _offset(cache)
+    size = size + np.abs(cache.out.astype(np.float64) - cache.gx.astype(np.float64))
+    return judge(first, second, ROUNDINGS * machine_eps * size)

@@ -1,0 +1,333 @@
+"""Judging a student's formula for a gradient: read it, then judge it with the audit's judge
+on the student's inputs and on the probes, and name the known mistake it makes.
+
+One rule with the audit: the formula becomes an audit Entry (no correction) and
+ln_core.audit.verdict.judge decides correct / wrong / cannot decide on each input, with the
+same reference, natural size and round-off allowance as the documents' formulas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ln_core.audit.model import AuditResult, Entry, Quantity
+from ln_core.audit.setting import Case, Model, Setting
+from ln_core.audit.symbols import GRADIENT_NAMES, LAYERNORM, functions, values
+from ln_core.audit.verdict import judge
+from ln_core.derivation.mistakes import Mistake, known_mistakes
+from ln_core.derivation.probes import PROBES, Probe
+from ln_core.derivation.quantities import TARGETS, usable
+from ln_core.formula import FormulaError, Node, evaluate, parse, to_latex
+from ln_core.formula.errors import FormulaFailure
+from ln_core.formula.tree import Binary, Call, Name, Negate
+
+SHOWN_DIFFERENCES = 6
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """The verdict on one probe; reason says why (or what stopped the formula there)."""
+
+    label: str
+    verdict: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One entry where the formula and the true value differ: vector and entry (0-based)."""
+
+    vector: int
+    entry: int
+    yours: float
+    true: float
+
+
+@dataclass(frozen=True)
+class NamedMistake:
+    name: str
+    explanation: str
+    page: str
+
+
+@dataclass(frozen=True)
+class DerivationCheck:
+    """A student's formula for `target`, judged. Plain data, so a page can cache it.
+
+    error: why the formula could not be read or computed (then verdict is None).
+    verdict: 'correct', 'wrong' or 'cannot decide', over the student's inputs and the probes.
+    yours: the verdict on the student's inputs alone. probes: each probe's verdict.
+    exposed_by: the simplest input where the formula is wrong, with the entries that differ
+    most there. right_on: the probes where a wrong formula still gives the true value.
+    mistake: the known mistake the formula makes, when it makes one.
+    """
+
+    target: str
+    text: str
+    latex: str | None
+    error: FormulaError | None
+    verdict: str | None = None
+    summary: str = ""
+    yours: ProbeResult | None = None
+    probes: tuple[ProbeResult, ...] = ()
+    exposed_by: str | None = None
+    differences: tuple[Difference, ...] = ()
+    right_on: tuple[str, ...] = ()
+    mistake: NamedMistake | None = None
+
+
+def model_for(with_eps: bool, scalar_gamma: bool) -> Model:
+    """The LayerNorm model the student derives in: ε or not, one γ per feature or one."""
+    return Model(gamma="scalar" if scalar_gamma else "per-feature", eps=with_eps, axis="features")
+
+
+def _first_name(node: Node, wanted: frozenset[str]) -> Name | None:
+    if isinstance(node, Name):
+        return node if node.name in wanted else None
+    children: tuple[Node, ...] = ()
+    if isinstance(node, Negate):
+        children = (node.operand,)
+    elif isinstance(node, Binary):
+        children = (node.left, node.right)
+    elif isinstance(node, Call):
+        children = (node.argument,)
+    for child in children:
+        found = _first_name(child, wanted)
+        if found is not None:
+            return found
+    return None
+
+
+def read(text: str, target: str) -> Node | FormulaError:
+    """The tree of a formula for `target`, or why it cannot be read. A gradient the staged
+    backward computes only after `target` (or `target` itself) is refused by name."""
+    tree = parse(text, LAYERNORM)
+    if isinstance(tree, FormulaError):
+        return tree
+    late = _first_name(tree, GRADIENT_NAMES - usable(target))
+    if late is not None:
+        allowed = ", ".join(sorted(usable(target))) or "none"
+        return FormulaError(
+            "not-here",
+            f"A formula for {target} cannot use {late.name}: the backward pass computes it "
+            f"from {target} or later. Gradients it may use: {allowed}.",
+            late.position,
+            late.end,
+            text[late.position : late.end],
+        )
+    return tree
+
+
+def _value(tree: Node, st: Setting) -> np.ndarray:
+    result = evaluate(tree, values(st), functions(st))
+    if isinstance(result, FormulaError):
+        raise FormulaFailure(result)
+    return result
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """The student's formula, its value kept per Setting: on each input it is compared with
+    the reference and then with every known mistake, and is computed once for all of them."""
+
+    tree: Node
+    computed: dict[int, tuple[Setting, np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def __call__(self, st: Setting) -> np.ndarray:
+        # Keyed by the Setting's identity; holding the Setting keeps that identity unique.
+        if id(st) not in self.computed:
+            self.computed[id(st)] = (st, _value(self.tree, st))
+        return self.computed[id(st)][1]
+
+
+def _entry(formula: _Typed, key: str, model: Model, quantity: Quantity) -> Entry:
+    """The formula as an audit entry; `key` must differ between entries judged on one case,
+    which keeps each entry's verdicts by its id."""
+    return Entry(
+        id=f"yours-{key}",
+        document="yours",
+        step=key,
+        line="",
+        model=model,
+        quantity=quantity,
+        formula=formula,
+    )
+
+
+def _case(probe: Probe) -> Case:
+    return Case.of(probe.x, probe.gamma, probe.beta, probe.dout, probe.eps)
+
+
+def _judged(entry: Entry, case: Case, label: str) -> ProbeResult:
+    try:
+        result: AuditResult = judge(entry, case)[0]
+    except FormulaFailure as failure:
+        return ProbeResult(
+            label,
+            "cannot decide",
+            f"The formula cannot be computed here: {failure.error.describe()}.",
+        )
+    return ProbeResult(label, result.verdict, result.reason)
+
+
+def _differences(formula: _Typed, entry: Entry, case: Case) -> tuple[Difference, ...]:
+    """The entries where the formula is farthest from the true value on `case`."""
+    st = case.setting(entry.model)
+    reference, scale = st.reference(entry.quantity)
+    yours, reference = np.broadcast_arrays(formula(st), reference)
+    gap = np.abs(yours - reference)[0]
+    order = np.argsort(gap, axis=None)[::-1][:SHOWN_DIFFERENCES]
+    shown = []
+    for flat in order:
+        if gap.flat[flat] <= 1e-8 * scale[0]:
+            break
+        vector, entry_ = np.unravel_index(flat, gap.shape)
+        shown.append(
+            Difference(
+                int(vector), int(entry_), float(yours[0].flat[flat]), float(reference[0].flat[flat])
+            )
+        )
+    return tuple(shown)
+
+
+def _makes(
+    formula: _Typed,
+    index: int,
+    mistake: Mistake,
+    model: Model,
+    quantity: Quantity,
+    wrong: list[Case],
+) -> bool:
+    """True when the formula gives the mistake's numbers on every case where it is wrong."""
+    as_mistake = Quantity(
+        text=mistake.name, how=mistake.name, compute=mistake.value, scale=quantity.scale
+    )
+    entry = _entry(formula, f"mistake-{index}", mistake.model or model, as_mistake)
+    seen = False
+    for case in wrong:
+        try:
+            verdict = judge(entry, case)[0].verdict
+        except (FormulaFailure, ValueError):
+            return False
+        if verdict == "wrong":
+            return False
+        seen = seen or verdict == "correct"
+    return seen
+
+
+def _summary(
+    verdict: str, yours: ProbeResult, exposed_by: str | None, right_on: tuple[str, ...]
+) -> str:
+    if verdict == "correct":
+        return "Correct: your formula gives the true value on your inputs and on every probe."
+    if verdict == "cannot decide":
+        return (
+            "Cannot decide: on every input the true value is 0 up to round-off, or the "
+            "formula cannot be computed, so right and wrong coincide."
+        )
+    text = f"Wrong: the simplest input that shows it is “{exposed_by}”."
+    if right_on:
+        text += (
+            " It is right only on special inputs (" + "; ".join(right_on) + "), where the "
+            "mistake happens to vanish."
+        )
+    if yours.verdict == "correct":
+        text += " Your own inputs cannot show it: there it gives the true value."
+    return text
+
+
+def check_formula(
+    text: str,
+    target: str,
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    dout: np.ndarray,
+    eps: float,
+    with_eps: bool = True,
+    scalar_gamma: bool = False,
+) -> DerivationCheck:
+    """Judge the formula `text` for the gradient `target` (a key of TARGETS).
+
+    x: (D,), (N, D) or (B, L, D); gamma, beta: (D,); dout: x's shape; eps: the student's ε.
+    Raises ValueError only for an unknown target or inputs that are not numbers of the right
+    shapes; every problem of the formula itself is returned as `error`.
+    """
+    if target not in TARGETS:
+        raise ValueError(f"Unknown quantity {target!r}; pick one of {', '.join(TARGETS)}.")
+    tree = read(text, target)
+    if isinstance(tree, FormulaError):
+        return DerivationCheck(target, text, None, tree)
+    latex = to_latex(tree, LAYERNORM)
+    model = model_for(with_eps, scalar_gamma)
+    quantity = TARGETS[target].quantity(model)
+    formula = _Typed(tree)
+    entry = _entry(formula, target, model, quantity)
+    own = Case.of(x, gamma, beta, dout, eps)
+    try:
+        formula(own.setting(model))
+    except FormulaFailure as failure:
+        error = failure.error
+        return DerivationCheck(
+            target,
+            text,
+            latex,
+            FormulaError(
+                error.kind,
+                error.problem + " (on your inputs)",
+                error.position,
+                error.end,
+                text[error.position : error.end],
+            ),
+        )
+    except ValueError:
+        pass  # the model is undefined on these inputs: the judge says so below
+    yours = _judged(entry, own, "your inputs")
+    cases = [_case(probe) for probe in PROBES]
+    # A derivation without ε is judged at ε = 0 on every input: the labels say so.
+    labels = [p.label if with_eps else f"{p.label} (judged at ε = 0)" for p in PROBES]
+    probes = tuple(_judged(entry, case, label) for case, label in zip(cases, labels, strict=True))
+    wrong = [c for c, r in zip(cases, probes, strict=True) if r.verdict == "wrong"]
+    everything = (yours, *probes)
+    if wrong or yours.verdict == "wrong":
+        verdict = "wrong"
+    elif any(r.verdict == "correct" for r in everything):
+        verdict = "correct"
+    else:
+        verdict = "cannot decide"
+    exposed_by, differences, right_on, mistake = None, (), (), None
+    if verdict == "wrong":
+        exposing = wrong[0] if wrong else own
+        exposed_by = next((r.label for r in probes if r.verdict == "wrong"), "your inputs")
+        differences = _differences(formula, entry, exposing)
+        right_on = tuple(r.label for r in probes if r.verdict == "correct")
+        if not wrong:
+            wrong = [own]
+        found = next(
+            (
+                m
+                for i, m in enumerate(known_mistakes(target))
+                if _makes(formula, i, m, model, quantity, wrong)
+            ),
+            None,
+        )
+        if found is not None:
+            mistake = NamedMistake(found.name, found.explanation, found.page)
+    return DerivationCheck(
+        target=target,
+        text=text,
+        latex=latex,
+        error=None,
+        verdict=verdict,
+        summary=_summary(verdict, yours, exposed_by, right_on),
+        yours=yours,
+        probes=probes,
+        exposed_by=exposed_by,
+        differences=differences,
+        right_on=right_on,
+        mistake=mistake,
+    )

@@ -1,0 +1,182 @@
+"""Cutting a typed formula into tokens: numbers, names, operators and brackets.
+
+Only the characters listed here are read; anything else is refused at its position. Names may
+hold letters of any script, digits, underscores and combining accents (x̂ is x plus U+0302), so
+a look-alike letter becomes an unknown name the parser reports, never a different symbol.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from ln_core.formula.errors import FormulaError, FormulaFailure
+
+MAX_CHARS = 2000
+MAX_NUMBER_CHARS = 24
+
+# Every way of writing an operator, by the one the parser reads.
+OPERATORS = {
+    "+": "+",
+    "-": "-",
+    "−": "-",
+    "–": "-",
+    "*": "*",
+    "·": "*",
+    "⋅": "*",
+    "∙": "*",
+    "×": "*",
+    "⊙": "*",
+    "/": "/",
+    "÷": "/",
+    "^": "^",
+    "√": "√",
+    "Σ": "Σ",
+    "∑": "Σ",
+}
+OPENING = {"(": ")", "[": "]", "{": "}"}
+CLOSING = set(OPENING.values())
+SUPERSCRIPTS = {
+    "⁰": "0",
+    "¹": "1",
+    "²": "2",
+    "³": "3",
+    "⁴": "4",
+    "⁵": "5",
+    "⁶": "6",
+    "⁷": "7",
+    "⁸": "8",
+    "⁹": "9",
+    "⁻": "-",
+}
+
+
+@dataclass(frozen=True)
+class Token:
+    """kind: number, name, op, open, close, power (a superscript exponent), end.
+    text: the operator, bracket, name or number as read (a superscript as plain digits)."""
+
+    kind: str
+    text: str
+    position: int
+    end: int
+
+
+def _is_name_start(c: str) -> bool:
+    return (c.isalpha() or c == "_") and c not in OPERATORS
+
+
+def _is_name_part(c: str) -> bool:
+    # ² is a digit to Python, but after a name it is a power (σ² is σ squared).
+    if c in SUPERSCRIPTS:
+        return False
+    return _is_name_start(c) or c.isdigit() or unicodedata.category(c) in ("Mn", "Mc")
+
+
+def _described(c: str) -> str:
+    """A character by its code point and Unicode name: invisible and look-alike characters
+    cannot be told apart on screen."""
+    return f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}"
+
+
+def _refuse(kind: str, problem: str, text: str, start: int, end: int) -> FormulaFailure:
+    return FormulaFailure(FormulaError(kind, problem, start, end, text[start:end]))
+
+
+def _number_end(text: str, i: int) -> int:
+    """Where the number starting at i ends: digits, one point, an exponent e±digits."""
+    j = i
+    while j < len(text) and text[j].isascii() and text[j].isdigit():
+        j += 1
+    if j < len(text) and text[j] == ".":
+        j += 1
+        while j < len(text) and text[j].isascii() and text[j].isdigit():
+            j += 1
+    if j < len(text) and text[j] in "eE":
+        k = j + 1
+        if k < len(text) and text[k] in "+-":
+            k += 1
+        if k < len(text) and text[k].isascii() and text[k].isdigit():
+            j = k
+            while j < len(text) and text[j].isascii() and text[j].isdigit():
+                j += 1
+    return j
+
+
+def tokenize(text: str) -> list[Token]:
+    """The tokens of `text`, ending with an `end` token. Raises FormulaFailure."""
+    if len(text) > MAX_CHARS:
+        raise FormulaFailure(
+            FormulaError(
+                "too-long",
+                f"The formula has {len(text)} characters; the lab reads at most {MAX_CHARS}.",
+                MAX_CHARS,
+                len(text),
+            )
+        )
+    tokens: list[Token] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c == "*" and text[i : i + 2] == "**":
+            tokens.append(Token("op", "^", i, i + 2))
+            i += 2
+        elif c in OPERATORS:
+            tokens.append(Token("op", OPERATORS[c], i, i + 1))
+            i += 1
+        elif c in OPENING:
+            tokens.append(Token("open", c, i, i + 1))
+            i += 1
+        elif c in CLOSING:
+            tokens.append(Token("close", c, i, i + 1))
+            i += 1
+        elif c in SUPERSCRIPTS:
+            j = i
+            while j < len(text) and text[j] in SUPERSCRIPTS:
+                j += 1
+            digits = "".join(SUPERSCRIPTS[s] for s in text[i:j])
+            if not digits.lstrip("-").isdigit() or digits.count("-") > 1 or len(digits) > 3:
+                raise _refuse("number", "This superscript is not a whole power.", text, i, j)
+            tokens.append(Token("power", digits, i, j))
+            i = j
+        elif (c.isascii() and c.isdigit()) or (
+            c == "." and i + 1 < len(text) and text[i + 1].isascii() and text[i + 1].isdigit()
+        ):
+            j = _number_end(text, i)
+            if j - i > MAX_NUMBER_CHARS:
+                raise _refuse(
+                    "number",
+                    f"This number is {j - i} characters long; at most {MAX_NUMBER_CHARS}.",
+                    text,
+                    i,
+                    j,
+                )
+            tokens.append(Token("number", text[i:j], i, j))
+            i = j
+        elif _is_name_start(c):
+            j = i + 1
+            while j < len(text) and _is_name_part(text[j]):
+                j += 1
+            tokens.append(Token("name", unicodedata.normalize("NFC", text[i:j]), i, j))
+            i = j
+        elif c == "=":
+            raise _refuse(
+                "syntax",
+                "Type only the right-hand side, the formula after '=' (the quantity is "
+                "chosen above the box).",
+                text,
+                i,
+                i + 1,
+            )
+        else:
+            raise _refuse(
+                "character",
+                f"This character ({_described(c)}) is not part of the formula language.",
+                text,
+                i,
+                i + 1,
+            )
+    tokens.append(Token("end", "", len(text), len(text)))
+    return tokens

@@ -1,0 +1,71 @@
+"""Check your derivation: a formula typed for one gradient, read by the lab's grammar, shown
+back typeset and judged like the documents' formulas."""
+
+import streamlit as st
+
+from ln_core.derivation import TARGETS
+from ui.draw import derivation_view
+from ui.entry.errors import shown_errors, stops_on_error
+from ui.server import caps, compute
+from ui.session import state
+from ui.session.formula_box import formula_box
+
+# (button, quantity, formula): one document's line as written, a right compact form, a slip.
+EXAMPLES = (
+    (
+        "Document 002's bracketed dx",
+        "dx",
+        "(σ² + ε)^(-1/2) / D * (D dxhat - Σ dxhat - x̂ Σ dxhat x)",
+    ),
+    ("A correct compact dx", "dx", "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))"),
+    ("A broken dx", "dx", "1/√(σ²+ε) * (dxhat - mean(dxhat))"),
+)
+
+
+def _use(target: str, formula: str) -> None:
+    st.session_state.update(derive_target=target, derive_formula=formula)
+
+
+st.title("Check your derivation")
+st.markdown(
+    "Derived a gradient on paper? Type it here. The lab reads it with its own small grammar, "
+    "shows the formula as it understood it, then judges it the way the Derivation audit "
+    "judges the five documents: on your inputs, then on inputs chosen to tell common mistakes "
+    "apart. A wrong formula gets the simplest input that shows it, and the mistake's name "
+    "when the lab knows it."
+)
+caps.enforce("derive")
+
+typing, names = st.columns([3, 2])
+with typing:
+    target = st.selectbox(
+        "The gradient your formula computes",
+        list(TARGETS),
+        format_func=derivation_view.target_label,
+        **state.bound("derive_target"),
+    )
+    formula_box("Your formula (the right-hand side)", "derive_formula")
+    eps_column, gamma_column = st.columns(2)
+    eps_column.toggle("My derivation has ε", **state.bound("derive_eps"))
+    gamma_column.toggle("One scalar γ and β", **state.bound("derive_scalar"))
+    st.caption("Start from an example:")
+    # One button per line: side by side, a projector's third of a column cuts their labels.
+    for label, example_target, formula in EXAMPLES:
+        st.button(label, on_click=_use, args=(example_target, formula))
+with names, st.expander("Names you can use"):
+    derivation_view.names_list(target)
+
+with stops_on_error():
+    s = st.session_state
+    # Undefined inputs (a zero variance at eps = 0) are said once; the formula is still read
+    # and judged on the probes, which are always defined.
+    with shown_errors():
+        compute.forward(state.inputs())
+    check = compute.derivation(
+        state.inputs(),
+        s["derive_target"],
+        s["derive_formula"],
+        s["derive_eps"],
+        s["derive_scalar"],
+    )
+    derivation_view.draw(check)

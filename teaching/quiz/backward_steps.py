@@ -1,0 +1,202 @@
+"""The questions of stepper steps 11-20, one per gradient in backward order, from dout at `out`
+down to dx."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from teaching.quiz.kit import (
+    SIGNS,
+    SUMS,
+    Fact,
+    Question,
+    Vector,
+    d_fact,
+    nearest_factor,
+    question,
+    sign,
+)
+
+
+def _dout(v: Vector) -> Question:
+    return question(
+        "Before you look: the loss is L = Σ dout ⊙ out. If `out_0` grew by a small δ, how much "
+        "would L change?",
+        ("dout_0 · δ", "out_0 · δ", "δ"),
+        "dout_0 · δ",
+        "∂L/∂out_0 = dout_0 = {d}: a gradient is the change of the loss per unit change of a "
+        "node, so a small δ changes L by about {d} × δ. dout comes from the layers above "
+        "LayerNorm; the backward pass starts from it.",
+        d=v.entry("dout"),
+    )
+
+
+def _dgx(v: Vector) -> Question:
+    twice = v.rerun("beta=2 * beta", beta=2 * v.cache.beta)
+    return question(
+        "Before you look: if every beta doubled, what would `dgx` do?",
+        ("double", "stay the same", "become 0"),
+        "stay the same",
+        "`out` = `gx` + beta, so ∂out/∂gx = 1 whatever beta is, and `dgx` = dout: `dgx_0` = "
+        "{g} with beta as it is and {g2} with beta doubled. beta's own gradient is dout summed "
+        "over the vectors: dbeta_0 = {db} for this vector.",
+        g=v.entry("dgx"),
+        g2=twice.entry("dgx"),
+        db=v.entry("dbeta"),
+    )
+
+
+def _dnormalized_x(v: Vector) -> Question:
+    twice = v.rerun("gamma=2 * gamma", gamma=2 * v.cache.gamma)
+    dg, dg2 = v.entry("dgamma"), twice.entry("dgamma")
+    options = {"double": 2.0, "stay the same": 1.0, "halve": 0.5}
+    return question(
+        "Before you look: if every gamma doubled, what would dgamma do?",
+        tuple(options),
+        nearest_factor(dg.value, dg2.value, options),
+        "`gx` = gamma ⊙ `normalized_x`, so ∂gx_0/∂gamma_0 = `normalized_x_0`, and dgamma_0 = "
+        "`normalized_x_0` × `dgx_0` = {n} × {g}, summed over the vectors. Neither factor "
+        "depends on gamma (`normalized_x` is computed before gamma enters, `dgx` = dout), so "
+        "dgamma_0 = {dg} stays {dg2}. What gamma does scale is the gradient passed on down: "
+        "`dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
+        n=v.entry("normalized_x"),
+        g=v.entry("dgx"),
+        dg=dg,
+        dg2=dg2,
+        gamma=v.entry("gamma"),
+        dn=v.entry("dnormalized_x"),
+    )
+
+
+def _dinv_sqrt_sve(v: Vector) -> Question:
+    products = v.cache.x_sm * v.grads.dnormalized_x
+    positive = float(np.sum(np.maximum(products, 0)))
+    negative = float(np.sum(np.minimum(products, 0)))
+    total = v.entry("dinv_sqrt_sve")
+    return question(
+        "Before you look: `dinv_sqrt_sve` adds up `x_sm_j` × `dnormalized_x_j` over the D "
+        "entries. Is it positive, negative or zero?",
+        SIGNS,
+        sign(total.value, positive - negative),
+        "`inv_sqrt_sve` multiplies every entry of `x_sm`, so its gradient collects all D = {D} "
+        "products: the positive ones add up to {pos}, the negative ones to {neg}, together "
+        "{total}.",
+        D=d_fact(v),
+        pos=Fact("np.sum(np.maximum(x_sm * dnormalized_x, 0))", positive),
+        neg=Fact("np.sum(np.minimum(x_sm * dnormalized_x, 0))", negative),
+        total=total,
+    )
+
+
+def _dsqrt_sve(v: Vector) -> Question:
+    a, b = v.entry("dinv_sqrt_sve"), v.entry("dsqrt_sve")
+    slope = float(-1 / v.cache.sqrt_sve[0] ** 2)
+    return question(
+        "Before you look: `dinv_sqrt_sve` = {a}. Is `dsqrt_sve` positive, negative or zero?",
+        SIGNS,
+        sign(b.value, abs(a.value * slope)),
+        "`inv_sqrt_sve` = 1/`sqrt_sve` falls when `sqrt_sve` rises: its slope is "
+        "−1/`sqrt_sve`² = {slope}, so the sign flips: {slope} × {a} = {b}.",
+        a=a,
+        slope=Fact("-1 / sqrt_sve[0] ** 2", slope),
+        b=b,
+    )
+
+
+def _dsve(v: Vector) -> Question:
+    a, b = v.entry("dsqrt_sve"), v.entry("dsve")
+    slope = float(0.5 / v.cache.sqrt_sve[0])
+    same = sign(a.value, 1.0) == sign(b.value, 1.0)
+    return question(
+        "Before you look: `dsqrt_sve` = {a}. Does `dsve` have the same sign or the opposite one?",
+        ("same sign", "opposite sign"),
+        "same sign" if same else "opposite sign",
+        "The square root rises with its argument, with slope 1/(2√`sve`) = {slope} > 0, so "
+        "`dsve` = {slope} × {a} = {b} keeps the sign.",
+        a=a,
+        slope=Fact("0.5 / sqrt_sve[0]", slope),
+        b=b,
+    )
+
+
+def _dsample_var(v: Vector) -> Question:
+    return question(
+        "Before you look: `sve` = `sample_var` + eps and `dsve` = {a}. What is `dsample_var`?",
+        ("equal to dsve", "eps times dsve", "0, since eps is a constant"),
+        "equal to dsve",
+        "Adding a constant does not change a slope: ∂sve/∂sample_var = 1, so `dsample_var` = "
+        "`dsve` = {b}. eps gets no gradient of its own: it is a setting, not a learned value.",
+        a=v.entry("dsve"),
+        b=v.entry("dsample_var"),
+    )
+
+
+def _dsq_xsm(v: Vector) -> Question:
+    return question(
+        "Before you look: `dsample_var` = {a}. What does each of the D = {D} entries of "
+        "`sq_xsm` receive?",
+        ("dsample_var / D", "dsample_var", "only the largest entry, all of it"),
+        "dsample_var / D",
+        "`sample_var` is the mean of the D entries, so each moves it by 1/D of its own change: "
+        "`dsq_xsm_j` = {a} / {D} = {b} for every j.",
+        a=v.entry("dsample_var"),
+        D=d_fact(v),
+        b=v.entry("dsq_xsm"),
+    )
+
+
+def _dx_sm(v: Vector) -> Question:
+    a, b = v.entry("dx_sm_via_normalized_x"), v.entry("dx_sm_via_sq_xsm")
+    labels = ("from normalized_x", "from sq_xsm")
+    return question(
+        "Before you look: which path contributes more (in size) to the first entry of `dx_sm`? "
+        "From `normalized_x` it gets `inv_sqrt_sve` × `dnormalized_x_0` = {s} × {dn}; from "
+        "`sq_xsm` it gets 2 × `x_sm_0` × `dsq_xsm_0` = 2 × {xsm} × {dsq}.",
+        labels,
+        labels[0] if abs(a.value) >= abs(b.value) else labels[1],
+        "From normalized_x: {s} × {dn} = {a}. From sq_xsm: 2 × {xsm} × {dsq} = {b}. The "
+        "sq_xsm path only carries how the variance moves, and the mean hands each of the "
+        "D = {D} squares just 1/D of that, so it is usually the smaller one unless x_0 sits far "
+        "from the mean. Their sum is `dx_sm_0` = {total}.",
+        s=v.entry("inv_sqrt_sve"),
+        dn=v.entry("dnormalized_x"),
+        xsm=v.entry("x_sm"),
+        dsq=v.entry("dsq_xsm"),
+        a=a,
+        b=b,
+        D=d_fact(v),
+        total=v.entry("dx_sm"),
+    )
+
+
+def _dx(v: Vector) -> Question:
+    share = v.entry("dx_via_sample_mean")
+    return question(
+        "Before you look: what do the D entries of dx add up to?",
+        SUMS,
+        "zero",
+        "x reaches the loss through `x_sm` and through `sample_mean`. The `x_sm` path hands "
+        "back `dx_sm`, which adds up to {sdxsm}; the `sample_mean` path hands every entry 1/D "
+        "of `dsample_mean` = −Σ `dx_sm` = {dsm}, that is {share} each, which cancels that sum "
+        "exactly. So Σ dx = {sdx}, zero up to rounding: moving every x_j by the same amount "
+        "changes nothing once the mean is subtracted.",
+        sdxsm=Fact("np.sum(dx_sm)", float(np.sum(v.grads.dx_sm))),
+        dsm=v.entry("dsample_mean"),
+        share=share,
+        sdx=Fact("np.sum(dx)", float(np.sum(v.grads.dx))),
+    )
+
+
+# Steps 11-20: backward from out to x.
+QUESTIONS = (
+    _dout,
+    _dgx,
+    _dnormalized_x,
+    _dinv_sqrt_sve,
+    _dsqrt_sve,
+    _dsve,
+    _dsample_var,
+    _dsq_xsm,
+    _dx_sm,
+    _dx,
+)

@@ -1,0 +1,130 @@
+"""Check your derivation page: a typed formula is read back, judged, and carried by the link;
+bad input of every kind gets a message and the page keeps working."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.entry.limits import LINK_FORMULA_CHARS
+
+TYPED = "Your formula (the right-hand side)"
+
+
+def _type(lab, text: str):
+    lab.widget("text_input", TYPED).set_value(text)
+    return lab.run()
+
+
+def _verdict(lab) -> str | None:
+    """The verdict heading, or None when the formula was not judged."""
+    shown = [h.value for h in lab.at.main.subheader]
+    return next((h for h in shown if h in ("Correct", "Wrong", "Cannot decide")), None)
+
+
+def _said(lab) -> str:
+    parts = [e.value for e in lab.at.main.error] + [s.value for s in lab.at.main.success]
+    parts += [w.value for w in lab.at.main.warning] + [m.value for m in lab.at.main.markdown]
+    return "\n".join(parts)
+
+
+def test_right_then_wrong_then_unparsable(lab):
+    lab.open("Check your derivation")
+    lab.assert_clean()
+    assert _verdict(lab) == "Correct"  # the default is a right compact dx
+    assert r"\mathrm{d}x = \frac{1}{\sqrt{" in lab.at.main.latex[0].value
+
+    _type(lab, "rstd (dxhat - mean(dxhat))")
+    lab.assert_no_exception()
+    assert _verdict(lab) == "Wrong"
+    said = _said(lab)
+    assert "The mistake:" in said and "variance" in said
+    assert lab.table(0).shape[1] == 4  # the entries that differ on the exposing input
+
+    _type(lab, "rstd * (dxhat - [x + 1)")
+    lab.assert_no_exception()
+    assert _verdict(lab) is None
+    assert "does not match the [" in lab.at.main.error[0].value
+
+
+def test_examples_and_quantity_change_the_verdict(lab):
+    lab.open("Check your derivation")
+    lab.click("A broken dx")
+    assert _verdict(lab) == "Wrong"
+    lab.click("A correct compact dx")
+    assert _verdict(lab) == "Correct"
+    lab.widget("selectbox", "The gradient your formula computes").set_value("dgamma")
+    lab.run()
+    _type(lab, "sum_batch(dy x̂)")
+    assert _verdict(lab) == "Correct"
+
+
+def test_the_link_carries_the_formula(lab):
+    lab.open("Check your derivation")
+    _type(lab, "rstd (dy - mean(dy))")
+    link = lab.link()
+    assert (link["formula"], link["quantity"]) == ("rstd (dy - mean(dy))", "dx")
+
+
+def test_a_link_poses_a_formula(open_link):
+    lab = open_link({"formula": "sum(dy x̂)", "quantity": "dgamma"}).open("Check your derivation")
+    lab.assert_no_exception()
+    assert lab.widget("text_input", TYPED).value == "sum(dy x̂)"
+    assert _verdict(lab) == "Wrong"
+    assert "wrong axis" in _said(lab)
+
+
+@pytest.mark.parametrize(
+    ("params", "problem"),
+    [
+        ({"formula": "x" * (LINK_FORMULA_CHARS + 1)}, f"a link may carry {LINK_FORMULA_CHARS}"),
+        ({"formula": "x\u0007"}, "not printable"),
+        ({"quantity": "dfoo"}, "must be one of"),
+        ({"feps": "2"}, "must be 0 or 1"),
+    ],
+)
+def test_a_bad_derivation_link_is_refused_and_named(params, problem, open_link):
+    lab = open_link(params)
+    lab.assert_no_exception()
+    assert any(problem in w.value for w in lab.at.warning)
+    assert lab.state["derive_formula"] == "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))"
+    assert lab.state["derive_target"] == "dx"
+
+
+BAD = [
+    ("foo", "not one the lab knows"),
+    ("(x", "never closed"),
+    ("x)", "closes no bracket"),
+    ("x.__class__", "not part of the formula language"),
+    ("dx = x", "right-hand side"),
+    ("x / (x - x)", "divides by 0"),
+    ("x ^ 99", "exponent"),
+    ("1e10 ^ 16 * 1e10 ^ 16 * x", "overflows"),
+    ("dx", "cannot use dx"),
+    ("", "empty"),
+    ("<script>alert(1)</script>", "not part of the formula language"),
+    ("[link](http://example.com)", "not part of the formula language"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD)
+def test_bad_input_matrix(lab, text, message):
+    lab.open("Check your derivation")
+    _type(lab, text)
+    lab.assert_no_exception()
+    errors = [e.value for e in lab.at.main.error]
+    assert errors and message in errors[0]
+    # The typed text only appears quoted and escaped, never as Markdown.
+    assert "<script>" not in errors[0] and "](http" not in errors[0]
+    _type(lab, "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))")
+    assert _verdict(lab) == "Correct"  # the page keeps working
+
+
+def test_a_text_longer_than_the_grammar_reads_never_reaches_the_state(lab):
+    lab.open("Check your derivation")
+    kept = lab.state["derive_formula"]
+    _type(lab, "x + " * 600 + "x")
+    lab.assert_no_exception()
+    assert any("longer than 2,000 characters" in e.value for e in lab.at.main.error)
+    assert lab.state["derive_formula"] == kept
+    assert lab.link()["formula"] == kept
+    assert _verdict(lab) == "Correct"  # the kept formula is still judged

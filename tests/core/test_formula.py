@@ -1,0 +1,237 @@
+"""The formula grammar: what it reads, how it refuses, and that no typed text can make it
+raise, run Python, or take long."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ln_core.derivation import LAYERNORM, check_formula
+from ln_core.formula import FormulaError, evaluate, parse, to_latex
+from ln_core.formula.evaluate import MAX_EXPONENT
+from ln_core.formula.parser import MAX_DEPTH, MAX_NODES
+from ln_core.formula.tokens import MAX_CHARS
+
+X = np.array([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]])
+ONES = np.ones(3)
+
+
+def _check(text: str):
+    return check_formula(text, "dx", X, ONES, np.zeros(3), X * 0.5 - 1.0, 1e-5)
+
+
+@pytest.mark.parametrize(
+    ("text", "latex"),
+    [
+        ("γx̂ + 2x", r"\gamma \cdot \hat{x} + 2 \cdot x"),
+        ("x^-2", "{x}^{-2}"),
+        ("-x**2", "-{x}^{2}"),
+        ("σ²", r"{\sigma}^{2}"),
+        (
+            "a - (b - c)".replace("a", "x").replace("b", "D").replace("c", "ε"),
+            r"x - \left(D - \varepsilon\right)",
+        ),
+        ("Σ dy x̂ - 1", r"\sum_{j}\left(\mathrm{d}y \cdot \hat{x}\right) - 1"),
+        ("x_i / N", r"\frac{x}{D}"),
+        ("1e-5", r"1 \times 10^{-5}"),
+    ],
+)
+def test_reads_and_prints_what_it_understood(text, latex):
+    tree = parse(text, LAYERNORM)
+    assert not isinstance(tree, FormulaError), tree
+    assert to_latex(tree, LAYERNORM) == latex
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "position"),
+    [
+        ("x + foo", "unknown-name", 4),
+        ("(x + 1", "bracket", 0),
+        ("x + 1)", "bracket", 5),
+        ("(x + 1]", "bracket", 6),
+        ("x +", "syntax", 3),
+        ("", "syntax", 0),
+        ("dx = x", "syntax", 3),
+        ("x.__class__", "character", 1),
+        ("lambda: x", "character", 6),
+        ("lambda x", "unknown-name", 0),
+        ("x @ x", "character", 2),
+        ("sqrt x", "syntax", 0),
+        ("1e999", "number", 0),
+        ("х", "unknown-name", 0),  # a Cyrillic х looks like x
+        # Each bracket is two levels of the grammar (the group and its signed value).
+        ("(" * (MAX_DEPTH + 5) + "x" + ")" * (MAX_DEPTH + 5), "too-deep", MAX_DEPTH // 2),
+        ("x" + "+x" * MAX_NODES, "too-big", 0),
+        ("x" * (MAX_CHARS + 1), "too-long", MAX_CHARS),
+    ],
+)
+def test_refuses_with_a_kind_and_a_place(text, kind, position):
+    error = parse(text, LAYERNORM)
+    assert isinstance(error, FormulaError)
+    assert (error.kind, error.position) == (kind, position)
+
+
+def test_an_unknown_name_lists_the_known_ones():
+    error = parse("x + foo", LAYERNORM)
+    assert error.found == "foo" and "xhat" in error.known and "sum" in error.known
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("xaht", "Did you mean xhat"),
+        ("gama", "Did you mean gamma"),
+        ("х", "U+0445 CYRILLIC SMALL LETTER HA"),  # looks like x
+        ("ｘ", "U+FF58 FULLWIDTH LATIN SMALL LETTER X"),
+        ("x\u200b+1", "U+200B ZERO WIDTH SPACE"),
+        ("\u202ex", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ],
+)
+def test_look_alikes_and_near_misses_are_named(text, said):
+    assert said in parse(text, LAYERNORM).problem
+
+
+def test_operands_that_do_not_broadcast_are_a_shape_error():
+    tree = parse("x + gamma", LAYERNORM)
+    error = evaluate(tree, {"x": np.ones((2, 3)), "gamma": np.ones(4)}, {})
+    assert (error.kind, error.position, error.end) == ("shape", 0, 9)
+    assert "(2, 3)" in error.problem and "(4,)" in error.problem
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "found"),
+    [
+        ("x / x_sm", "division-by-zero", "x / x_sm"),  # x_sm is 0 at the middle entry
+        ("x ^ 17", "exponent", "17"),
+        ("x_sm ^ 0.5", "undefined", "x_sm ^ 0.5"),
+        ("sqrt(x_sm)", "undefined", "sqrt(x_sm)"),
+        ("(1e12 ^ 16) * (1e12 ^ 16) * x", "overflow", "(1e12 ^ 16) * (1e12 ^ 16)"),
+    ],
+)
+def test_evaluation_problems_point_at_their_part(text, kind, found):
+    x = np.array([[1.0, 2.0, 3.0]])
+    result = check_formula(text, "dx", x, ONES, np.zeros(3), x, 1e-5)
+    assert result.verdict is None and result.error.kind == kind
+    assert result.error.found == found
+
+
+def test_values_broadcast_and_sums_count_shared_values():
+    tree = parse("Σ 1 + mean(x)", LAYERNORM)
+    values = {"x": X}
+    functions = {
+        "sum": lambda a: np.sum(np.broadcast_to(a, X.shape), -1, keepdims=True),
+        "mean": lambda a: np.mean(np.broadcast_to(a, X.shape), -1, keepdims=True),
+    }
+    np.testing.assert_allclose(evaluate(tree, values, functions), [[3 + 7 / 3], [3 + 2.5 / 3]])
+
+
+def test_exponent_limit_is_the_documented_one():
+    assert isinstance(_check(f"x^{MAX_EXPONENT:g}").verdict, str)
+    assert _check(f"x^{MAX_EXPONENT + 1:g}").error.kind == "exponent"
+
+
+ADVERSARIAL = [
+    "__import__('os').system('ls')",
+    "x.__class__.__mro__",
+    "lambda: 0",
+    "().__class__",
+    "exec('1')",
+    "eval",
+    "{x for x in y}",
+    "x if x else y",
+    "9" * 30,
+    "9**9**9**9",
+    "x^x^x^x^x^x^x^x",
+    "(((((((((((((((((((((((((((((((((((((((((((((((((x)))))))))))))))))))))))))))))))))))))))))))))))",
+    "-" * 1000 + "x",
+    "x" + "+x" * 999,
+    "√" * 500 + "x",
+    "Σ" * 500 + "x",
+    "x²²²²²²²²",
+    "ｘ + ｙ",  # fullwidth letters
+    "x\u200b+1",  # a zero-width space
+    "x\u0000",
+    "\u202ex+1",
+    "xˆ",
+    "γ" * 30,
+    "1/0",
+    "0^-1",
+    "(-1)^0.5",
+    "abs(" * 60 + "x" + ")" * 60,
+    "x" * 100_000,
+]
+
+
+def _refused_or_judged(text: str) -> None:
+    start = time.perf_counter()
+    result = _check(text)
+    elapsed = time.perf_counter() - start
+    assert (result.error is None) != (result.verdict is None)
+    if result.error is not None:
+        assert result.error.problem and 0 <= result.error.position <= len(text)
+    else:
+        assert result.verdict in ("correct", "wrong", "cannot decide") and result.latex
+    assert elapsed < 1.0, f"{text[:40]!r} took {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=range(len(ADVERSARIAL)))
+def test_adversarial_text_is_refused_or_judged(text):
+    _refused_or_judged(text)
+
+
+ALPHABET = st.sampled_from(
+    [
+        *"xDNε() []{}+-−*/^·²³⁻¹√Σ.,=_ 0123456789e",
+        *("xhat", "x̂", "dy", "dxhat", "γ", "mean(", "sum(", "sqrt(", "μ", "σ", "var", "rstd"),
+        *("__class__", "lambda", "х", "ｘ", "\u0302", "\u200b", "**", "1e308", "99999"),
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ALPHABET, max_size=40).map("".join))
+def test_fuzz_made_of_formula_pieces(text):
+    _refused_or_judged(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200))
+def test_fuzz_any_text(text):
+    _refused_or_judged(text)
+
+
+def test_an_evaluation_stops_at_its_budgets():
+    tree = parse("x + x", LAYERNORM)
+    big = {"x": np.ones(1000)}
+    assert evaluate(tree, big, {}, max_elements=100).kind == "too-big"
+    assert evaluate(tree, big, {}, max_seconds=0.0).kind == "time"
+    assert evaluate(tree, big, {}, max_elements=None, max_seconds=None).shape == (1000,)
+
+
+def test_no_typed_or_stored_formula_is_run_as_python():
+    # The grammar, the student's check and the audit (whose formulas it now reads) call no
+    # eval, exec or compile, and no SymPy parser ever sees a formula.
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "ln_core"
+    for folder in ("formula", "derivation", "audit"):
+        for path in (root / folder).glob("*.py"):
+            tree = ast.parse(path.read_text())
+            called = {
+                node.func.id
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            }
+            assert not called & {"eval", "exec", "compile", "__import__"}, path
+            imported = {
+                alias.name
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Import)
+                for alias in node.names
+            } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+            assert not any(str(m).startswith("sympy") for m in imported), path

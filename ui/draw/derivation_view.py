@@ -1,0 +1,110 @@
+"""Drawing a checked derivation: how the lab read the formula, the verdict and why, the input
+that breaks a wrong formula with the entries that differ there, and the mistake it makes.
+
+Everything shown comes from the DerivationCheck; the student's typed text only appears
+through `literal`, never as Markdown or LaTeX.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ln_core.audit.symbols import GRADIENT_NAMES
+from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, usable
+from ui.draw.audit_view import ICONS, plain
+from ui.entry.errors import literal
+
+LEFT_SIDES = {"dgamma": r"\mathrm{d}\gamma", "dbeta": r"\mathrm{d}\beta"}
+
+
+def names_list(target: str) -> None:
+    """The names a formula for `target` may use, with what each one is."""
+    allowed = usable(target)
+    rows = [
+        f"| {' · '.join(plain(s) for s in symbol.spellings)} | {plain(symbol.meaning)} |"
+        for symbol in LAYERNORM.symbols
+        if symbol.name not in GRADIENT_NAMES or symbol.name in allowed
+    ]
+    rows += [
+        f"| {' · '.join(plain(s) for s in f.spellings)}( … ) | {plain(f.meaning)} |"
+        for f in LAYERNORM.functions
+    ]
+    st.markdown(
+        "| name | is |\n|---|---|\n" + "\n".join(rows) + "\n\n"
+        "Also: \\+ − \\* / ^ or \\*\\* (powers), ² ³, Σ (sums the product after it), √, "
+        "brackets ( ) [ ] { }. A product may omit its sign (2 γ x̂); x\\_i reads as x."
+    )
+
+
+def _error(check: DerivationCheck) -> None:
+    error = check.error
+    where = f"At character {error.position + 1}"
+    if error.found:
+        where += f" ({literal(error.found)})"
+    st.error(f"{where}: {plain(error.problem)}", icon=":material/error:")
+    if error.kind == "unknown-name":
+        st.caption(
+            "Use one of the names listed beside the box; letters that look alike in "
+            "another alphabet are different names."
+        )
+
+
+def _differences(check: DerivationCheck) -> None:
+    if not check.differences:
+        return
+    st.markdown(f"Where it differs on “{plain(check.exposed_by)}”, largest gaps first:")
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "vector": [d.vector + 1 for d in check.differences],
+                "entry": [d.entry + 1 for d in check.differences],
+                "your formula": [f"{d.yours:.6g}" for d in check.differences],
+                "true value": [f"{d.true:.6g}" for d in check.differences],
+            }
+        ),
+        hide_index=True,
+    )
+
+
+def draw(check: DerivationCheck) -> None:
+    """The whole result, in reading order."""
+    if check.latex is not None:
+        st.markdown("**How the lab reads your formula**")
+        left = LEFT_SIDES.get(check.target) or LAYERNORM.latex_of(check.target)
+        st.latex(f"{left} = {check.latex}")
+    if check.error is not None:
+        _error(check)
+        return
+    st.subheader(f"{check.verdict.capitalize()}")
+    icon = ICONS[check.verdict]
+    # st.error stays for a formula the lab cannot read: a wrong one is a finding, not a failure.
+    if check.verdict == "correct":
+        st.success(plain(check.summary), icon=icon)
+    elif check.verdict == "wrong":
+        st.warning(plain(check.summary), icon=icon)
+    else:
+        st.info(plain(check.summary), icon=icon)
+    st.markdown(f"**On your inputs:** {check.yours.verdict}. {plain(check.yours.reason)}")
+    if check.mistake is not None:
+        st.warning(
+            f"**The mistake:** {plain(check.mistake.name)} {plain(check.mistake.explanation)} "
+            f"The page *{plain(check.mistake.page)}* shows it.",
+            icon=":material/lightbulb:",
+        )
+    _differences(check)
+    with st.expander("Every input it was tried on"):
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "input": [p.label for p in check.probes],
+                    "verdict": [p.verdict for p in check.probes],
+                    "why": [p.reason for p in check.probes],
+                }
+            ),
+            hide_index=True,
+        )
+
+
+def target_label(key: str) -> str:
+    return TARGETS[key].label

@@ -1,0 +1,535 @@
+"""The NumPy source of the notebooks' code cells: fixed text a student reads, chosen by the view.
+
+No cell here holds anything from a view except through ui.export.python_literal (the inputs,
+the check's steps and bounds): the view's options only choose between texts.
+The lines mirror ln_core/forward.py and ln_core/backward.py operation for operation, in the same
+order, so a notebook computes the lab's numbers to the last bit in float64 and in float32.
+LAYER and BATCH are the same lines: BatchNorm only averages over the batch axis instead.
+
+`skipped` is ln_core's name for the affine parameters a layer leaves out: (), ("beta",) or
+("gamma", "beta"). A line that would use a skipped parameter passes its other input on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ln_core.forward import LINES, NODE_NAMES
+from teaching.glossary import meaning
+from ui.export.notebook_norm import Norm, Step
+
+# Each node's forward line as NumPy; mean() is np.mean over the normalized axes, kept as size 1.
+FORWARD = {
+    "sample_mean": "sample_mean = np.mean(x, axis=axis, keepdims=True)",
+    "x_sm": "x_sm = x - sample_mean",
+    "sq_xsm": "sq_xsm = x_sm ** 2",
+    "sample_var": "sample_var = np.mean(sq_xsm, axis=axis, keepdims=True)",
+    "sve": "sve = sample_var + eps",
+    "sqrt_sve": "sqrt_sve = np.sqrt(sve)",
+    "inv_sqrt_sve": "inv_sqrt_sve = 1 / sqrt_sve",
+    "normalized_x": "normalized_x = x_sm * inv_sqrt_sve",
+    "gx": "gx = gamma * normalized_x",
+    "out": "out = gx + beta",
+}
+# The two lines as they run when their parameter is left out.
+PASSED_ON = {"gx": "gx = normalized_x", "out": "out = gx"}
+
+
+def sizes(statistic: str, averaged: str, shared: str, why: str) -> str:
+    """The two sizes the backward pass needs, from the forward pass's own shapes: n, the
+    entries `statistic` (a node) averages over (`averaged`, in words), and the axes gamma and
+    beta are shared along (`shared`, an expression; `why`, in words)."""
+    return (
+        f"# n: how many entries each mean averages over ({averaged}).\n"
+        f"n = x.size // {statistic}.size\n"
+        f"# {why}, so their gradients sum over these axes.\n"
+        f"shared = {shared}"
+    )
+
+
+def _last_two(skipped: tuple[str, ...], count: int, reused: str) -> tuple[Step, Step]:
+    """The last two lines (out and gx, of `count`), which depend on the affine parameters the
+    layer applies; `reused`: what the parameters are shared by, in words."""
+    beta, gamma = "beta" not in skipped, "gamma" not in skipped
+    out = Step(
+        count,
+        (("dgx", "dout"), *((("dbeta", "np.sum(dout, axis=shared)"),) if beta else ())),
+        ("dgx", *(("dbeta",) if beta else ())),
+        "out = gx + beta is a sum: each term gets the upstream gradient dout unchanged; beta "
+        f"is shared by {reused}, so dbeta sums dout over the shared axes."
+        if beta
+        else "out = gx passes gx on, so its gradient is dout unchanged.",
+    )
+    gx = Step(
+        count - 1,
+        (
+            ("dnormalized_x", "gamma * dgx" if gamma else "dgx"),
+            *((("dgamma", "np.sum(dgx * normalized_x, axis=shared)"),) if gamma else ()),
+        ),
+        ("dnormalized_x", *(("dgamma",) if gamma else ())),
+        "gx = gamma * normalized_x is a product: each factor's gradient is dgx times the "
+        f"other factor; gamma is shared by {reused}, so dgamma sums over the shared axes."
+        if gamma
+        else "gx = normalized_x passes normalized_x on, so its gradient is dgx unchanged.",
+    )
+    return out, gx
+
+
+_MIDDLE = (
+    Step(
+        8,
+        (
+            ("dx_sm_via_normalized_x", "inv_sqrt_sve * dnormalized_x"),
+            ("dinv_sqrt_sve", "np.sum(x_sm * dnormalized_x, axis=axis, keepdims=True)"),
+        ),
+        ("dinv_sqrt_sve",),
+        "normalized_x = x_sm * inv_sqrt_sve is a product: each factor's gradient is "
+        "dnormalized_x times the other factor. inv_sqrt_sve has one value per group, used by "
+        "every entry of it, so its gradient sums over the group (axis=axis, keepdims=True). "
+        "x_sm also feeds line 3: this line's part of dx_sm is dx_sm_via_normalized_x.",
+    ),
+    Step(
+        7,
+        (("dsqrt_sve", "-1.0 / sqrt_sve**2 * dinv_sqrt_sve"),),
+        ("dsqrt_sve",),
+        "inv_sqrt_sve = 1 / sqrt_sve: the derivative of 1/u is -1/u**2, times dinv_sqrt_sve.",
+    ),
+    Step(
+        6,
+        (("dsve", "0.5 / sqrt_sve * dsqrt_sve"),),
+        ("dsve",),
+        "sqrt_sve = sqrt(sve): the derivative of sqrt(u) is 1 / (2 sqrt(u)) = 0.5 / sqrt_sve, "
+        "times dsqrt_sve.",
+    ),
+    Step(
+        5,
+        (("dsample_var", "dsve"),),
+        ("dsample_var",),
+        "sve = sample_var + eps: adding a constant changes no gradient (eps is a "
+        "hyperparameter, not learned).",
+    ),
+    Step(
+        4,
+        (("dsq_xsm", "np.ones_like(sq_xsm) / n * dsample_var"),),
+        ("dsq_xsm",),
+        "sample_var = mean(sq_xsm) averages n entries: each entry gets 1/n of dsample_var.",
+    ),
+    Step(
+        3,
+        (
+            ("dx_sm_via_sq_xsm", "2.0 * x_sm * dsq_xsm"),
+            ("dx_sm", "dx_sm_via_normalized_x + dx_sm_via_sq_xsm"),
+        ),
+        ("dx_sm",),
+        "sq_xsm = x_sm ** 2: the derivative of u**2 is 2u. x_sm feeds two lines (3 and 8), so "
+        "dx_sm is the sum of both parts: dx_sm_via_normalized_x + dx_sm_via_sq_xsm.",
+    ),
+    Step(
+        2,
+        (
+            ("dx_via_x_sm", "dx_sm"),
+            ("dsample_mean", "-np.sum(dx_sm, axis=axis, keepdims=True)"),
+        ),
+        ("dsample_mean",),
+        "x_sm = x - sample_mean: x gets dx_sm unchanged and sample_mean gets minus it; "
+        "sample_mean has one value per group, so its gradient sums over the group.",
+    ),
+    Step(
+        1,
+        (
+            ("dx_via_sample_mean", "np.ones_like(x) / n * dsample_mean"),
+            ("dx", "dx_via_x_sm + dx_via_sample_mean"),
+        ),
+        ("dx",),
+        "sample_mean = mean(x) averages n entries: each x gets 1/n of dsample_mean. x feeds "
+        "lines 1 and 2, so dx is the sum of both parts: dx_via_x_sm + dx_via_sample_mean.",
+    ),
+)
+
+
+def backward_steps(skipped: tuple[str, ...], norm: Norm) -> tuple[Step, ...]:
+    """The forward lines undone, from the last to line 1 (as ln_core/backward.py)."""
+    return (*_last_two(skipped, len(norm.lines), norm.reused), *norm.middle)
+
+
+def forward_line(node: str, skipped: tuple[str, ...], norm: Norm) -> str:
+    """The node's NumPy line as this layer runs it."""
+    missing = set(skipped) & {"gx": {"gamma"}, "out": {"beta"}}.get(node, set())
+    return PASSED_ON[node] if missing else norm.forward[node]
+
+
+def line_heading(number: int, skipped: tuple[str, ...], norm: Norm) -> str:
+    """`Line 9: gx = gamma * normalized_x`, in ln_core's words (saying what it skipped)."""
+    return f"Line {number}: {norm.lines[number - 1].text(skipped)}"
+
+
+def forward_cell(node: str, skipped: tuple[str, ...], norm: Norm) -> str:
+    """One forward node: its line in words, the NumPy line, and the value shown."""
+    heading = line_heading(norm.nodes.index(node) + 1, skipped, norm)
+    return (
+        f"# {heading}\n# {node}: {norm.meanings[node]}\n{forward_line(node, skipped, norm)}\n{node}"
+    )
+
+
+def backward_cell(step: Step, skipped: tuple[str, ...], norm: Norm) -> str:
+    """One forward line undone, in plain NumPy, headed by the line and its rule."""
+    lines = "\n".join(f"{name} = {expression}" for name, expression in step.gradients)
+    heading = line_heading(step.number, skipped, norm)
+    return f"# Undo {heading}\n{_comment(step.rule)}\n{lines}"
+
+
+def blank_cell(step: Step, skipped: tuple[str, ...], norm: Norm) -> str:
+    """The same cell for the exercise: every gradient left as a marked blank."""
+    lines = "\n".join(
+        f"{name} = None  # TODO: your formula{'' if name in step.checked else _LATER}"
+        for name, _ in step.gradients
+    )
+    return f"# Undo {line_heading(step.number, skipped, norm)}\n{lines}"
+
+
+_LATER = " (one part of a sum; it is checked with that sum)"
+
+
+def _comment(text: str, width: int = 96) -> str:
+    """Text as comment lines of at most `width` characters."""
+    lines, current = [], "#"
+    for word in text.split():
+        if len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = "#"
+        current += " " + word
+    return "\n".join([*lines, current])
+
+
+def numpy_lines(skipped: tuple[str, ...] = ()) -> str:
+    """The whole forward and backward pass as plain lines, for the one-cell NumPy snippet."""
+    forward = [forward_line(node, skipped, LAYER) for node in NODE_NAMES]
+    backward = [
+        f"{name} = {expression}"
+        for step in backward_steps(skipped, LAYER)
+        for name, expression in step.gradients
+    ]
+    return "\n".join(
+        [
+            "# Forward: the ten nodes.",
+            *forward,
+            "",
+            LAYER.sizes,
+            "",
+            "# Backward: the lines undone, 10 to 1, for the loss sum(dout * out).",
+            *backward,
+        ]
+    )
+
+
+REL_ERROR = '''\
+def rel_error(a, b):
+    """max |a - b| / max(|a| + |b|): the lab's error, one number per tensor (0 when both are 0)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    gap = float(np.max(np.abs(a - b)))
+    return gap / float(np.max(np.abs(a) + np.abs(b))) if gap > 0 else 0.0
+
+
+RESOLVE = 0.1  # a pass must pin the true value to at least one significant digit
+
+
+def rule(gap, bound, size):
+    """The lab's one verdict rule (ln_core/verdict.py). gap: how far an answer sits from the
+    numerical gradient; bound: how far round-off and the step can put a right answer; size: the
+    gradient's largest entry. Beyond the bound no round-off explains the gap; within it, the
+    check vouches for an answer only where the bound is small against the gradient itself."""
+    if gap > bound:
+        return "fail"
+    if bound > RESOLVE * size or size == 0:
+        return "cannot resolve"
+    return "pass"'''
+
+# The compact formula of ln_core/closed_form.py, term by term, against the staged pass.
+CLOSED_FORM = """\
+# dx = s * (g - mean(g) - normalized_x * mean(g * normalized_x)), s = inv_sqrt_sve,
+# g = dout * gamma: the staged pass above folded into one line, split by the path x takes.
+g = dout if gamma is None else gamma * dout
+direct = inv_sqrt_sve * g
+through_mean = -inv_sqrt_sve * np.mean(g, axis=axis, keepdims=True)
+mean_g_xhat = np.mean(g * normalized_x, axis=axis, keepdims=True)
+through_variance = -inv_sqrt_sve * normalized_x * mean_g_xhat
+dx_closed = direct + through_mean + through_variance
+print(f"closed form against the staged pass: rel_error = {rel_error(dx_closed, dx):.1e}")"""
+
+# The ten lines as one function, for the gradient check.
+LAYERNORM = '''\
+def forward(x, gamma, beta):
+    """The ten forward lines in one function (gamma or beta None: left out)."""
+    x_sm = x - np.mean(x, axis=axis, keepdims=True)
+    inv_sqrt_sve = 1 / np.sqrt(np.mean(x_sm ** 2, axis=axis, keepdims=True) + eps)
+    normalized_x = x_sm * inv_sqrt_sve
+    gx = normalized_x if gamma is None else gamma * normalized_x
+    return gx if beta is None else gx + beta'''
+
+# Central differences of the loss sum(dout * out); the lab's verdict rule (ln_core/gradcheck.py).
+GRADIENT_CHECK = '''\
+def numerical_gradient(name, wider=1.0):
+    """dL/d(name) for L = sum(dout * out): move one entry by +step and -step, run the layer
+    again, and divide the change of L by the step actually taken (x + step rounds)."""
+    inputs = {"x": x, "gamma": gamma, "beta": beta}
+    value, step = inputs[name], wider * steps[name]
+    grad = np.zeros_like(value)
+    for i in np.ndindex(value.shape):
+        plus, minus = value.copy(), value.copy()
+        plus[i] += step
+        minus[i] -= step
+        change = forward(**{**inputs, name: plus}) - forward(**{**inputs, name: minus})
+        grad[i] = np.sum(dout * change) / (plus[i] - minus[i])
+    return grad
+
+
+def verdict(tensor, analytic, numerical):
+    """pass, fail or cannot resolve, by the lab's rule with this tensor's bound."""
+    gap = float(np.max(np.abs(np.asarray(analytic, dtype=np.float64) - numerical)))
+    return rule(gap, bound[tensor], float(np.max(np.abs(numerical))))'''
+
+
+def verdicts_cell(tensors: tuple[str, ...]) -> str:
+    """Both methods' gradients against the numerical ones, each with the lab's verdict."""
+    staged = ", ".join(f'"{t}": {t}' for t in tensors)
+    closed = ", ".join(f'"{t}": {"dx_closed" if t == "dx" else t}' for t in tensors)
+    return f"""\
+numerical = {{f"d{{name}}": numerical_gradient(name) for name in steps}}
+analytic = {{"staged backward": {{{staged}}}, "closed form": {{{closed}}}}}
+failed = False
+for method, grads in analytic.items():
+    for tensor in numerical:
+        status = verdict(tensor, grads[tensor], numerical[tensor])
+        failed = failed or status == "fail"
+        error = rel_error(grads[tensor], numerical[tensor])
+        print(f"{{method:16}} {{tensor:7}} relative error {{error:.1e}}: {{status}}")
+print("The gradient check", "fails." if failed else "passes.")"""
+
+
+def jacobian(factor: str, formula: str, projection: str) -> str:
+    """The layer's Jacobian for one group, from the closed form, and the check that dout @ J
+    is dx. factor: the node holding s; formula: J in words; projection: the matrix s scales."""
+    return f"""\
+# J[i, j] = d out_i / d x_j for the first group (its entries flattened, P of them):
+# {formula}
+# The first group: all of the normalized axes, the first index of the others.
+grouped = [a % x.ndim for a in axis]
+first = tuple(slice(None) if d in grouped else 0 for d in range(x.ndim))
+xhat = normalized_x[first].reshape(-1)
+s = {factor}[first].reshape(-1)[0]
+P = xhat.size
+scale = np.ones(P) if gamma is None else np.broadcast_to(gamma, x.shape)[first].reshape(-1)
+J = scale[:, None] * s * ({projection})
+# The backward pass never builds J: for this group it computes dout @ J directly.
+print(f"rel_error(dout @ J, dx) for the first group = "
+      f"{{rel_error(dout[first].reshape(-1) @ J, dx[first].reshape(-1)):.1e}}")"""
+
+
+FIGURE = """\
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(5.5, 4.5))
+limit = float(np.max(np.abs(J)))
+image = ax.imshow(J, cmap="RdBu_r", vmin=-limit, vmax=limit)
+ax.set_title("Jacobian d out / d x of the first group")
+ax.set_xlabel("j (input x_j)")
+ax.set_ylabel("i (output out_i)")
+for axis_ticks in (ax.xaxis, ax.yaxis):
+    axis_ticks.get_major_locator().set_params(integer=True)  # entries sit at whole numbers
+fig.colorbar(image, ax=ax)
+plt.show()"""
+
+
+def results_cell(tensors: tuple[str, ...]) -> str:
+    """Prints the view's gradients as JSON, at full precision (what the lab shows)."""
+    entries = ", ".join(f'"{t}": {t}.tolist()' for t in tensors)
+    return f"import json\n\nprint(json.dumps({{{entries}}}))"
+
+
+# The exercise's numerical gradient of any node: move it, re-run only the lines after it.
+EXERCISE_HELPERS = '''\
+# The affine lines, the last two of every normalization here, as functions too.
+LINE["gx"] = lambda v: v["normalized_x"] if v["gamma"] is None else v["gamma"] * v["normalized_x"]
+LINE["out"] = lambda v: v["gx"] if v["beta"] is None else v["gx"] + v["beta"]
+# The node a parameter enters after: gamma in the line of gx, beta in the line of out.
+ENTERS_AFTER = {"gamma": "normalized_x", "beta": "gx"}
+
+
+def out_after(values, moved):
+    """out from `values`, re-running only the forward lines after the node `moved`."""
+    v = dict(values)
+    for node in NODES[NODES.index(moved) + 1:]:
+        v[node] = LINE[node](v)
+    return v["out"]
+
+
+def numerical_gradient(name, wider=1.0):
+    """dL/d(name) for L = sum(dout * out) by central differences, one entry at a time."""
+    v = node_values()
+    value = v[name]
+    machine_eps = np.finfo(value.dtype).eps
+    if name in UNIT:
+        unit = np.broadcast_to(v[UNIT[name]], value.shape)
+    else:
+        unit = np.full(value.shape, max(1.0, float(np.max(np.abs(value)))))
+    # x far from 0 leaves fewer digits for its deviations: widen its step as the lab does.
+    spread = 1.0
+    if name == "x":
+        spread = np.maximum(1.0, np.max(np.abs(value), axis=axis, keepdims=True) / unit)
+    step = wider * np.maximum(np.cbrt(machine_eps * spread) * unit, 4 * machine_eps * np.abs(value))
+    grad = np.zeros_like(value)
+    for i in np.ndindex(value.shape):
+        plus, minus = value.copy(), value.copy()
+        plus[i] += step[i]
+        minus[i] -= step[i]
+        moved = ENTERS_AFTER.get(name, name)
+        change = out_after({**v, name: plus}, moved) - out_after({**v, name: minus}, moved)
+        grad[i] = np.sum(dout * change) / (plus[i] - minus[i])
+    return grad
+
+
+results = {}  # each check's last verdict, by gradient
+
+
+def check(name, answer):
+    """Your gradient `answer` (d + a node's name) against central differences; prints and
+    keeps in `results` "pass", "not yet" with a hint, or "cannot resolve" where the
+    differences cannot judge it."""
+    results[name] = judge(name, answer)
+
+
+def judge(name, answer):
+    if answer is None:
+        print(f"{name}: not yet. It is still None: write its formula above. Hint: {HINTS[name]}")
+        return "not yet"
+    expected = numerical_gradient(name[1:])
+    if np.shape(answer) != expected.shape:
+        print(f"{name}: not yet. It has shape {np.shape(answer)}, but a gradient has its node's "
+              f"shape, {expected.shape}. Hint: {HINTS[name]}")
+        return "not yet"
+    # How far a right answer may sit from the differences: theirs wobble as far as those at
+    # twice the steps lie from them (round-off and truncation), and the answer itself carries
+    # a few roundings per line it went through, up to 2 + log2(n) of them in a sum of n terms.
+    size = float(np.max(np.abs(expected)))
+    wobble = float(np.max(np.abs(numerical_gradient(name[1:], wider=2.0) - expected)))
+    roundings = 8 * float(np.finfo(x.dtype).eps) * (2 + np.log2(n)) * size
+    bound = 4 * wobble + roundings
+    gap = float(np.max(np.abs(np.asarray(answer, dtype=np.float64) - expected)))
+    status = rule(gap, bound, size)
+    if status == "pass":
+        print(f"{name}: pass (off by {gap:.1e}, within the {bound:.1e} round-off explains)")
+        return "pass"
+    if status == "cannot resolve":
+        print(f"{name}: cannot resolve: here round-off ({bound:.1e}) is as large as the gradient "
+              f"itself ({np.max(np.abs(expected)):.1e}), so a right and a wrong answer look "
+              "alike; try float64 or another example.")
+        return "cannot resolve"
+    print(f"{name}: not yet (off by {gap:.1e}, more than the {bound:.1e} round-off explains). "
+          f"Hint: {HINTS[name]}")
+    return "not yet"'''
+
+
+def hints_cell(steps: tuple[Step, ...]) -> str:
+    """HINTS: each checked gradient's rule (lab-written text, as Python string literals)."""
+    entries = "\n".join(f"    {name!r}: {step.rule!r}," for step in steps for name in step.checked)
+    return f"HINTS = {{\n{entries}\n}}"
+
+
+def check_cell(step: Step) -> str:
+    """The exercise's check of the gradients complete after one step."""
+    return "\n".join(f'check("{name}", {name})' for name in step.checked)
+
+
+def final_check(tensors: tuple[str, ...]) -> str:
+    """The exercise's last cell: the whole backward pass's dx, dgamma and dbeta at once."""
+    pairs = ", ".join(f'("{t}", {t})' for t in tensors)
+    names = ", ".join(f'"{t}"' for t in tensors)
+    return f"""\
+for name, answer in ({pairs},):
+    check(name, answer)
+final = [results[name] for name in ({names},)]
+if all(result == "pass" for result in final):
+    print("All pass: your backward pass gives the lab's gradients.")
+elif "not yet" in final:
+    print("Not yet: fix the gradients marked not yet, from the first one up.")
+else:
+    print("None is wrong, but the check cannot resolve every one here (see above).")"""
+
+
+# The exercise's table of LayerNorm's forward lines (ENTERS_AFTER and the affine lines follow).
+LAYERNORM_LINES = '''\
+NODES = ("x", "sample_mean", "x_sm", "sq_xsm", "sample_var", "sve", "sqrt_sve", "inv_sqrt_sve",
+         "normalized_x", "gx", "out")
+# Each node's natural size; its step is cbrt(machine eps) of it (the lab's rule, node_check.py).
+UNIT = {"x": "sqrt_sve", "sample_mean": "sqrt_sve", "x_sm": "sqrt_sve", "sq_xsm": "sve",
+        "sample_var": "sve", "sve": "sve", "sqrt_sve": "sqrt_sve", "inv_sqrt_sve": "inv_sqrt_sve"}
+
+# The forward lines again, each as a function of the values before it.
+LINE = {
+    "sample_mean": lambda v: np.mean(v["x"], axis=axis, keepdims=True),
+    "x_sm": lambda v: v["x"] - v["sample_mean"],
+    "sq_xsm": lambda v: v["x_sm"] ** 2,
+    "sample_var": lambda v: np.mean(v["sq_xsm"], axis=axis, keepdims=True),
+    "sve": lambda v: v["sample_var"] + eps,
+    "sqrt_sve": lambda v: np.sqrt(v["sve"]),
+    "inv_sqrt_sve": lambda v: 1 / v["sqrt_sve"],
+    "normalized_x": lambda v: v["x_sm"] * v["inv_sqrt_sve"],
+}
+
+
+def node_values():
+    """The inputs and every node of the forward pass above, by name."""
+    return {"x": x, "gamma": gamma, "beta": beta, "sample_mean": sample_mean, "x_sm": x_sm,
+            "sq_xsm": sq_xsm, "sample_var": sample_var, "sve": sve, "sqrt_sve": sqrt_sve,
+            "inv_sqrt_sve": inv_sqrt_sve, "normalized_x": normalized_x, "gx": gx, "out": out}'''
+
+LAYER = Norm(
+    title="LayerNorm",
+    words="",
+    lines=LINES,
+    forward=FORWARD,
+    meanings={node: meaning(node) for node in NODE_NAMES},
+    middle=_MIDDLE,
+    reused="every group",
+    axis=None,
+    groups={
+        (-1,): "per token: a vector's D features share one mean",
+        (-2, -1): "per sequence: a sequence's L x D numbers share one mean",
+    },
+    sizes=sizes(
+        "sample_mean",
+        "D per token, L x D per sequence",
+        "tuple(range(x.ndim - len(axis)))",
+        "gamma and beta are shared by every group",
+    ),
+    closed_form=CLOSED_FORM,
+    layer=LAYERNORM,
+    jacobian=jacobian(
+        "inv_sqrt_sve",
+        "J = gamma_i * s * (1 if i == j else 0) - gamma_i * s * (1 + normalized_x_i * "
+        "normalized_x_j) / P",
+        "np.eye(P) - 1 / P - np.outer(xhat, xhat) / P",
+    ),
+    exercise_lines=LAYERNORM_LINES,
+)
+
+# BatchNorm is LayerNorm's lines over the batch axis: each feature is a group of N values.
+BATCH = replace(
+    LAYER,
+    title="BatchNorm",
+    words="BatchNorm: each feature normalized over the N vectors",
+    meanings={
+        **LAYER.meanings,
+        "sample_mean": "the mean of the feature's N entries, one per vector of the batch",
+        "sample_var": "sample variance: the mean of the squared deviations (divided by N)",
+    },
+    reused="every vector of the batch",
+    axis=(0,),
+    groups={(0,): "BatchNorm: a feature's N values, one per vector, share one mean"},
+    sizes=sizes(
+        "sample_mean",
+        "the N vectors of the batch",
+        "axis",
+        "gamma and beta have one entry per feature, used by every vector of the batch",
+    ),
+)
