@@ -193,6 +193,7 @@ FAMILIES: dict[str, Key] = {
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
     "builder_": Key(None, _W, "the Export page's link builder for a class: builder_<choice>"),
+    "FormSubmitter:": Key(None, _W, "a form's submit button, keyed by Streamlit itself"),
 }
 SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)
 
