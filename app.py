@@ -40,14 +40,24 @@ share.load_link_once([p.url_path for p in PAGES if p.url_path])
 hidden = st.session_state["hidden"]
 membership.restore()
 shown = [p for p in PAGES if p.url_path not in hidden]
-page = st.navigation(shown)
+# A hidden page stays registered, out of the menu, so a link to it says it is not part of the
+# lesson instead of Streamlit's "Page not found".
+page = st.navigation([p if p in shown else guide.out_of_lesson(p) for p in PAGES])
+# Each tab is titled with its page, so a student with several open finds the right one.
+st.set_page_config(page_title=f"{page.title} · LayerNorm Lab")
 follow.catch_up(PAGES, page)
 presenter.apply_style()
+presenter.skip_link()
 if "controls" not in hidden:
     sidebar.draw(page.url_path)
 share.show_link_problems()
 share.write_link()
 reconnect.keep_view(page)
 follow.bar(page.url_path)
-page.run()
-guide.footer(page, shown)
+if page.url_path in hidden:
+    guide.not_in_lesson(page, shown)
+else:
+    if page.url_path != "export":
+        st.session_state["view_page"] = page.url_path
+    page.run()
+    guide.footer(page, shown)

@@ -29,6 +29,7 @@ from ln_core.closed_form import (
     dx_path_terms,
     layernorm_closed_form,
 )
+from ln_core.dx_sum import DxSum, dx_sum
 from ln_core.fast import FastResult, layernorm_forward_backward
 from ln_core.forward import NODE_INPUTS, NODE_NAMES, Cache, forward, forward_from
 from ln_core.gradcheck import (
@@ -64,6 +65,7 @@ __all__ = [
     "BugCheck",
     "Cache",
     "ClosedForm",
+    "DxSum",
     "FastResult",
     "GradientCheck",
     "Grads",
@@ -92,6 +94,7 @@ __all__ = [
     "compare_bn_ln",
     "default_h",
     "dx_path_terms",
+    "dx_sum",
     "elementwise_rel_error",
     "error_vs_step",
     "forward",

@@ -124,14 +124,24 @@ def run_nodes(
     return v
 
 
+def _position(which: tuple[int, ...], trailing: bool) -> str:
+    """Where a group sits, in words: "in row 2", "at batch element 0, token 1", "number 3"."""
+    if not trailing:
+        return f"number {which[-1]}"
+    if len(which) == 1:
+        return f"in row {which[0]}"
+    names = ("at batch element", "token")
+    return ", ".join(f"{name} {i}" for name, i in zip(names, which, strict=True))
+
+
 def group_at(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
-    """'the vector at index (1,)': the group an index of a node lies in, in a student's words."""
+    """'the vector in row 1': the group an index of a node lies in, in a student's words."""
     # Drop the reduced axes (always 0 in a keepdims index) so the index names the group.
     reduced = {a % ndim for a in axis}
     which = tuple(int(i) for k, i in enumerate(index) if k not in reduced)
     trailing = axis == tuple(range(-len(axis), 0))
     group = "vector" if trailing else "feature (normalized over the batch)"
-    return f"the {group} at index {which}" if which else f"the {group}"
+    return f"the {group} {_position(which, trailing)}" if which else f"the {group}"
 
 
 def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:

@@ -22,6 +22,15 @@ MEANINGS = {
     "dx": "the gradient of the loss with respect to x: what the backward pass is for",
     "dgamma": "the gradient with respect to gamma, summed over every vector",
     "dbeta": "the gradient with respect to beta: dout summed over every vector",
+    # Words the pages use about arrays and layers.
+    "keepdims": "a reduction (a mean, a sum) that keeps the reduced axis with size 1, so "
+    "sample_mean of an (N, D) x has shape (N, 1) and lines up with x row by row",
+    "broadcast": "NumPy stretching an array along an axis of size 1 (or a missing one) to match "
+    "another: x - sample_mean subtracts each row's one mean from all D of its entries",
+    "staged": "computed one small named line at a time (the ten nodes), each kept for the "
+    "backward pass, as opposed to the one-line closed form",
+    "post-LN": "a residual block that applies LayerNorm after adding the skip: "
+    "y = LN(x + F(x)), as in the original Transformer",
 }
 
 

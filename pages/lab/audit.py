@@ -18,6 +18,7 @@ st.markdown(
     "to try."
 )
 caps.enforce("audit")
+s = st.session_state
 
 
 @st.fragment
@@ -31,7 +32,7 @@ def one_document(results: list[AuditResult]) -> None:
         format_func=labels.get,
         **state.bound("audit_document"),
     )
-    audit_view.document_entries(results, key)
+    audit_view.document_entries(results, key, s["audit_filter"], s.get("audit_open"))
 
 
 with stops_on_error():
@@ -41,5 +42,14 @@ with stops_on_error():
     with shown_errors():
         compute.forward(inputs)
     results = compute.audit(inputs)
-    audit_view.summary(results)
+    st.segmented_control(
+        "Show",
+        list(audit_view.FILTERS),
+        format_func=audit_view.FILTERS.get,
+        **state.bound("audit_filter", parse=lambda chosen: chosen or "all"),
+    )
+    picked = audit_view.summary(results, s["audit_filter"])
+    if picked is not None:
+        # A selected row opens its document at that formula.
+        s["audit_document"], s["audit_open"] = picked.document, picked.step
     one_document(results)

@@ -9,6 +9,7 @@ from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
+from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import share, state
 
@@ -20,6 +21,7 @@ NORMS = {
 }
 
 st.title("LayerNorm vs BatchNorm")
+glossary_expander(("staged", "broadcast"), title="Words on this page")
 st.markdown(
     "The ten nodes do not care which axis they average over. LayerNorm averages each row of "
     "the N x D input over its features; BatchNorm averages each column over the batch, so "
@@ -53,6 +55,10 @@ def normalized() -> None:
             boxes="columns" if norm == "batch" else "rows",
         )
         st.plotly_chart(fig, width="stretch")
+        st.caption(
+            "Read: red entries are positive, blue negative; each black box is one group whose "
+            "mean and variance are taken (rows for LayerNorm and RMSNorm, columns for BatchNorm)."
+        )
 
         if norm == "rms":
             cache, grads = compute.rms(batch)
@@ -83,6 +89,10 @@ def normalized() -> None:
                 heatmap(grads.dx, "gradient dx", x_label="feature", y_label="vector", height=300),
                 width="stretch",
             )
+        st.caption(
+            "Read: the output (left) and dx (right) entry by entry, red positive, blue negative; "
+            "compare which axis their patterns run along as you switch normalization."
+        )
         with st.expander("Take this view to Jupyter", icon=":material/download:"):
             # The notebooks show the normalization chosen above, on the same rows.
             notebook_downloads(View(batch, s["preset"], share.current_link(), norm))
@@ -92,7 +102,7 @@ def normalized() -> None:
 normalized()
 
 with stops_on_error():
-    st.subheader("Check: BatchNorm on x equals LayerNorm on x transposed")
+    st.header("Check: BatchNorm on x equals LayerNorm on x transposed")
     batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
@@ -115,3 +125,8 @@ with stops_on_error():
         {"LayerNorm dx": layer, "BatchNorm dx": comparison.direct.dx}, "dx entries"
     )
     st.plotly_chart(histograms, width="stretch")
+    st.caption(
+        "Read: how the entries of dx spread, LayerNorm's (blue, plain) over BatchNorm's "
+        "(orange, hatched). Normalizing over another axis sends the gradient elsewhere: the two "
+        "shapes differ even though x and dout are the same."
+    )

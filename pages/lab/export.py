@@ -10,21 +10,25 @@ from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.export.report import html_report
 from ui.server import caps, compute
-from ui.session import affine_control, share, state
+from ui.session import affine_control, class_link, share, state
 
 st.title("Export and share")
 
-st.subheader("Link to this view")
+st.header("Link to this view")
+came_from = st.session_state["view_page"]
 st.caption(
-    "The link holds the preset, shape, seed, eps, dtype, upstream gradient, page, step, the "
-    "chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, the quiz and "
+    f"Opens the {class_link.PAGE_TITLES.get(came_from, 'Overview')} page as you left it: the "
+    "preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the gradient "
+    "check's bug, the Jacobian's three-paths toggle, the quiz, answers already revealed and "
     "any array you edited (while it has at most 64 entries). Opening it in a fresh browser "
-    "shows the same numbers. Instructors can add `&hide=controls` to hide the sidebar "
-    "controls, or `&hide=jacobian,audit` to hide pages, for a lesson."
+    "shows the same numbers."
 )
-st.code(share.current_link(), language=None, wrap_lines=True)
+if share.link_warning():
+    st.warning(share.link_warning(), icon=":material/wifi_off:")
+st.code(share.current_link(came_from), language=None, wrap_lines=True)
+class_link.draw(came_from)
 
-st.subheader("Download this example")
+st.header("Download this example")
 caps.enforce("export")
 st.caption(
     "Every table in the app also has its own CSV download in its toolbar (hover over it). "

@@ -10,6 +10,7 @@ from ui.draw.matrix_view import draw_matrix
 from ui.draw.tables import CHECK_COLUMNS, bug_frame, check_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
+from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import affine_control, share, state
 from ui.session.picker import pick_vector
@@ -18,6 +19,7 @@ s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
 
 st.title("Gradient check")
+glossary_expander(("staged",), title="Words on this page")
 st.markdown(
     "A central difference $\\frac{L(x + h) - L(x - h)}{2h}$ needs only the forward pass, so "
     "it is an independent witness for the backward pass. The loss is "
@@ -38,7 +40,7 @@ with stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
-    st.subheader(f"{check_headline(check)} (step h = {check.h:.2e}, {inputs.dtype})")
+    st.header(f"{check_headline(check)} (step h = {check.h:.2e}, {inputs.dtype})")
     verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
     for tensor in check.unresolved:
         st.info(f"{tensor}: {verdicts[tensor].sentence}", icon=":material/blur_on:")
@@ -59,7 +61,7 @@ with stops_on_error():
 def step_sweep(index: tuple[int, ...]) -> None:
     """The check's error against the step h, for the vector at `index`."""
     with stops_on_error():
-        st.subheader("Error against the step h")
+        st.header("Error against the step h")
         st.caption(
             "Too large an h and the difference quotient bends with the curve (truncation error, "
             "falling like h^2); too small and x + h and x - h differ only in their last digits "
@@ -67,21 +69,36 @@ def step_sweep(index: tuple[int, ...]) -> None:
         )
         sweep = compute.step_sweep(state.inputs("float64").vector(index))
         st.plotly_chart(error_vs_step(sweep), width="stretch")
+        st.caption(
+            "Read: each curve is a V. Its bottom is the best step for that dtype; the dashed line "
+            "is the step the check uses, which should sit near the bottom. float64 (blue "
+            "circles) reaches far smaller errors than float32 (orange squares)."
+        )
+
+
+NO_BUG = "none"
 
 
 def break_the_backward(index: tuple[int, ...]) -> None:
     """A known bug injected into the backward, and whether the check catches it."""
-    st.subheader("Break the backward")
-    st.caption("Each choice is a mistake students really make. The check must catch it.")
+    st.header("Break the backward")
+    st.caption(
+        "Each choice is a mistake students really make: the check should fail such a backward "
+        "(the bug is caught) and must not pass it (missed)."
+    )
     with stops_on_error():
-        bug = Bug(
-            st.selectbox(
-                "Known bug",
-                [b.value for b in Bug],
-                format_func=lambda b: b.replace("_", " "),
-                **state.bound("bug"),
-            )
+        choice = st.selectbox(
+            "Known bug",
+            [NO_BUG, *(b.value for b in Bug)],
+            format_func=lambda b: (
+                "none: the correct backward" if b == NO_BUG else b.replace("_", " ")
+            ),
+            **state.bound("bug"),
         )
+        if choice == NO_BUG:
+            st.caption("Choose a bug to inject; without one the backward above is the correct one.")
+            return
+        bug = Bug(choice)
         st.info(bug.description)
         # One vector, as in the table below: each eps is a full gradient check of its own.
         vector = affine_control.applied(state.inputs(), MAX_GROUP).vector(index)
@@ -123,7 +140,7 @@ def break_the_backward(index: tuple[int, ...]) -> None:
 @st.fragment
 def one_vector() -> None:
     """The vector picker and the bug selector rerun only this part (the inputs stay the same)."""
-    st.subheader("One vector, closer")
+    st.header("One vector, closer")
     st.caption("The step plot and the bug's Jacobian below use this vector.")
     index = pick_vector(s["x"].shape)
     step_sweep(index)

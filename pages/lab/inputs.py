@@ -22,7 +22,7 @@ st.caption(
 )
 edits_bar()
 
-st.subheader("x: one row per vector")
+st.header("x: one row per vector")
 array_editor("x", s["x"], lambda a: state.set_array("x", a))
 
 with st.expander("Paste or upload x as CSV, or download the inputs"):
@@ -31,15 +31,13 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
         f"vector, several give rows. At most {CSV_MAX_ROWS} lines (the largest N), "
         f"{CSV_MAX_COLUMNS} values per line and {CSV_MAX_BYTES // 1024} KB."
     )
-    pasted = st.text_area("Paste CSV", key="csv_text", height=100)
-    uploaded = st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")
-    # A callback runs before the sidebar is drawn, so the new shape can reach its controls.
-    st.button(
-        "Use this CSV for x",
-        disabled=not (pasted or uploaded),
-        on_click=state.load_csv,
-        args=(uploaded.getvalue() if uploaded else pasted,),
-    )
+    # A form sends the pasted text with the click, so the first click uses it (a plain
+    # button waited for the text box to lose the focus). A callback runs before the sidebar is
+    # drawn, so the new shape can reach its controls.
+    with st.form("csv_form", border=False):
+        st.text_area("Paste CSV", key="csv_text", height=100)
+        st.file_uploader("or upload a .csv file", type=["csv", "txt"], key="csv_file")
+        st.form_submit_button("Use this CSV for x", on_click=state.load_csv_fields)
     if s.get("csv_error"):
         st.error(s.pop("csv_error"))
     cols = st.columns(2)
@@ -53,7 +51,12 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
         mime="text/csv",
     )
 
-st.subheader("gamma and beta: one value per feature")
+st.header("gamma and beta: one value per feature")
+st.button(
+    "Set every gamma to 1 and every beta to 0",
+    on_click=state.plain_affine,
+    help="Then the output is normalized_x itself: the layer only normalizes.",
+)
 
 
 def _store_params(params: np.ndarray) -> None:
@@ -63,7 +66,7 @@ def _store_params(params: np.ndarray) -> None:
 
 array_editor("params", np.stack([s["gamma"], s["beta"]]), _store_params, ["gamma", "beta"])
 
-st.subheader("Upstream gradient dout = dL/dy")
+st.header("Upstream gradient dout = dL/dy")
 st.radio(
     "Where dout comes from",
     list(state.UPSTREAM_KINDS),

@@ -6,7 +6,7 @@ from teaching.glossary import meaning
 from teaching.jacobian_verdicts import jacobian_verdicts
 from teaching.quiz import PAGE_QUESTIONS, Vector
 from ui.draw.figures import eigenvalues
-from ui.draw.matrix_view import draw_matrix
+from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.lesson.predict import predict
@@ -41,23 +41,31 @@ def one_vector() -> None:
         )
         if show_parts:
             parts = compute.jacobian_parts(vector)
-            columns = st.columns(4)
-            for column, (title, matrix) in zip(
-                columns,
-                [
-                    ("direct", parts.direct),
-                    ("through the mean", parts.through_mean),
-                    ("through the variance", parts.through_variance),
-                    ("sum = J", parts.total),
-                ],
-                strict=True,
-            ):
+            panels = [
+                ("direct", parts.direct),
+                ("through the mean", parts.through_mean),
+                ("through the variance", parts.through_variance),
+                ("sum = J", parts.total),
+            ]
+            # One colour scale for the four panels, so a weak path looks weak.
+            limit = shared_limit([matrix for _, matrix in panels])
+            for column, (title, matrix) in zip(st.columns(4), panels, strict=True):
                 with column:
-                    draw_matrix(matrix, title, height=320)
+                    draw_matrix(matrix, title, height=340, limit=limit)
+            st.caption(
+                f"One colour scale for all four, from -{limit:.3g} (blue) through 0 (white) to "
+                f"+{limit:.3g} (red): the paler a panel, the less that path moves the outputs. "
+                "Read across: the three paths add up, entry by entry, to J."
+            )
         else:
             draw_matrix(facts.jacobian, "J = dy/dx")
+            st.caption(
+                "Read: row i is how output y_i moves as each input x_j moves (red up, blue down, "
+                "white not at all). Every input moves every output: no entry is white except by "
+                "chance."
+            )
 
-        st.subheader("What J must satisfy, computed live")
+        st.header("What J must satisfy, computed live")
         verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
         cols = st.columns(4)
         verdict_metric("max |J @ 1|", f"{facts.ones_response:.1e}", verdicts.ones, cols[0])
@@ -70,7 +78,7 @@ def one_vector() -> None:
                 "Set every gamma to the same value on the Inputs page to see the symmetric case."
             )
 
-        st.subheader("Eigenvalues")
+        st.header("Eigenvalues")
         if facts.predicted_eigenvalues is not None:
             st.caption(
                 "With uniform gamma, J = (gamma/sigma) (I - 11^T/D - x_hat x_hat^T/D): D - 2 "
@@ -81,8 +89,13 @@ def one_vector() -> None:
         st.plotly_chart(
             eigenvalues(facts.eigenvalues, facts.predicted_eigenvalues), width="stretch"
         )
+        st.caption(
+            "Read: each circle is one eigenvalue of J, smallest first. Look for the 0 at the left "
+            "(a shift of x, the ones vector, moves nothing) and, with uniform gamma, D - 2 equal "
+            "values gamma/sigma on the right; crosses mark the prediction when there is one."
+        )
 
-        st.subheader("Think it through")
+        st.header("Think it through")
         asked = Vector(*compute.forward_backward(vector))
         predict(PAGE_QUESTIONS["gamma_doubling"](asked), "gamma_doubling")
     share.write_link()  # the chosen vector is part of the link

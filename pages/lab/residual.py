@@ -8,6 +8,7 @@ from ui.draw.figures import grouped_bars, heatmap
 from ui.draw.tables import vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
+from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import state
 from ui.session.picker import pick_vector
@@ -15,6 +16,7 @@ from ui.session.picker import pick_vector
 s = st.session_state
 
 st.title("Residual block (post-LN)")
+glossary_expander(("post-LN", "staged"), title="Words on this page")
 st.markdown(
     "In a post-LN transformer layer the sublayer's output is added to its input and the sum is "
     "normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small sublayer "
@@ -44,6 +46,10 @@ with stops_on_error():
         "dx (sum)": grads.dx[index],
     }
     st.plotly_chart(grouped_bars(parts, "feature j", "gradient"), width="stretch")
+    st.caption(
+        "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
+        "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."
+    )
     st.dataframe(pd.DataFrame({k: v.reshape(-1) for k, v in parts.items()}).T, width="stretch")
     if inputs.x.ndim > 1:
         st.plotly_chart(
@@ -55,6 +61,10 @@ with stops_on_error():
                 height=300,
             ),
             width="stretch",
+        )
+        st.caption(
+            "Read: red where the path through F raises the loss as x grows, blue where it "
+            "lowers it, white where F passes nothing back."
         )
     with st.expander("z = x + F(x) and dz"):
         st.dataframe(vectors_frame(cache.z[index]), width="stretch")

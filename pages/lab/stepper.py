@@ -6,13 +6,15 @@ then how it was computed and its numerical check; the last step ends with dx, dg
 
 import streamlit as st
 
+from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
-from teaching.steps import N_STEPS
+from teaching.steps import N_STEPS, Step
 from teaching.verdicts import resolving_inputs
 from ui.draw import step_view
 from ui.draw.result_panel import result_panel
-from ui.entry.errors import stops_on_error
+from ui.entry.errors import shown_errors
+from ui.entry.inputs import Inputs
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
@@ -23,12 +25,11 @@ from ui.session.picker import pick_vector
 
 s = st.session_state
 
-st.caption(
-    "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on the "
-    "way back, with the local derivative it uses and a numerical check of every gradient."
-)
-glossary_expander((*NODE_NAMES, "x", "gamma", "beta", "eps", "dout"))
+# The page's h1; on a projector it steps out of sight for the step's own heading.
+st.container(key="stepper_title").title("Stepper")
 caps.enforce("stepper")
+# On a projector the step itself opens the screen; the introduction waits below it.
+introduction = st.container() if not s["presenter"] else None
 
 
 @st.fragment
@@ -38,48 +39,110 @@ def stepper() -> None:
     share.write_link()
     current = step_nav.navigation()
     presenter.keyboard()
-    with stops_on_error():
+    # An error ends this step only: the guide at the foot of the page stays.
+    with shown_errors():
         layer = state.inputs()
         inputs = affine_control.applied(layer)
-        cache, grads = compute.forward_backward(inputs)
-        # The graph comes straight after the navigation: on a 1024 x 768 projector it is what
-        # the room sees first; the switches below it change what it shows.
-        step_view.graph(current, cache)
-        st.toggle(
-            "Predict before reveal",
-            help="Each step first asks a question you can reason out from the steps before it; "
-            "its numbers appear after your guess.",
-            **state.bound("quiz"),
-        )
-        affine_control.draw()
-        index = pick_vector(inputs.x.shape, rows=False)
-        step_view.lines(current, cache)
+        try:
+            cache, grads = compute.forward_backward(inputs)
+        except ValueError as err:
+            undefined_output(current, inputs, err)
+            return
+        # On a 1024 x 768 projector one screen holds the step: the current node's part of the
+        # graph beside its line and its value, the switches below. Elsewhere the whole graph
+        # comes straight after the navigation, then the switches, then the step.
+        if s["presenter"]:
+            graph_area, step_area = st.container(key="presenter_step").columns([2, 3], gap="medium")
+            settings, after = st.container(), st.container()
+        else:
+            graph_area, settings = st.container(), st.container()
+            step_area = after = st.container()
+        with graph_area:
+            step_view.graph(current, cache, focused=s["presenter"])
+        with settings:
+            st.caption(presenter.KEYS_NOTE)
+            st.toggle(
+                "Predict before reveal",
+                help="Each step first asks a question you can reason out from the steps before "
+                "it; its numbers appear after your guess.",
+                **state.bound("quiz"),
+            )
+            affine_control.draw()
+            index = pick_vector(inputs.x.shape, rows=False)
+        with step_area:
+            answered = not s["quiz"] or current.number in s["revealed"]
+            # On a projector the line, the local derivative and the value stand beside the graph.
+            step_view.lines(
+                current, cache, answered, (step_area, step_area) if s["presenter"] else None
+            )
+            # Questions are about one vector of the full layer (they ask about gamma and
+            # beta): the token on screen, or the first row.
+            asked = index or (0,) * (inputs.x.ndim - 1)
+            question = STEP_QUESTIONS[current.number]
+            revealed = not s["quiz"] or predict(
+                question(Vector(*compute.forward_backward(layer.vector(asked)))), current.number
+            )
+            if len(cache.axis) == 2:
+                index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
+            if revealed:
+                if current.backward:
+                    step_view.gradient(current, cache, grads, index)
+                else:
+                    step_view.node_value(current, cache, index)
+        with after:
+            if revealed:
+                revealed_checks(current, inputs, index)
+            with st.expander("Take this view to Jupyter", icon=":material/download:"):
+                notebook_downloads(View(inputs, s["preset"], share.current_link()))
 
-        # Questions are about one vector of the full layer (they ask about gamma and beta):
-        # the token on screen, or the first row.
-        asked = index or (0,) * (inputs.x.ndim - 1)
-        revealed = not s["quiz"] or predict(
-            STEP_QUESTIONS[current.number](Vector(*compute.forward_backward(layer.vector(asked)))),
-            current.number,
+
+def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> None:
+    """After the step's value: its numerical check, and on the last step why Σ dx = 0 and the
+    whole result beside the closed form."""
+    cache, grads = compute.forward_backward(inputs)
+    hint = resolving_inputs(cache, inputs.dout)
+    if current.backward:
+        # In presenter mode the check folds away: one idea per screen, the node first.
+        checks = {node: compute.node_check(inputs, node) for node in current.checked}
+        step_view.numerical_check(
+            current, checks, inputs.dtype, hint, index, folded=s["presenter"]
         )
-        if len(cache.axis) == 2:
-            index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group
-        if revealed:
-            hint = resolving_inputs(cache, inputs.dout)
-            if current.backward:
-                step_view.gradient(current, cache, grads, index)
-                # In presenter mode the check folds away: one idea per screen, the node first.
-                checks = {node: compute.node_check(inputs, node) for node in current.checked}
-                step_view.numerical_check(
-                    current, checks, inputs.dtype, hint, index, folded=s["presenter"]
-                )
-            else:
-                step_view.node_value(current, cache, index)
-            if current.number == N_STEPS:
-                _, judgements = compute.closed_form(inputs)
-                result_panel(grads, judgements, inputs.dtype, hint, index)
-        with st.expander("Take this view to Jupyter", icon=":material/download:"):
-            notebook_downloads(View(inputs, s["preset"], share.current_link()))
+    if current.number == N_STEPS:
+        jacobian_shown = "jacobian" not in s["hidden"]
+        step_view.why_dx_sums_to_zero(
+            compute.dx_sum(inputs), inputs.dtype, hint, index, jacobian_shown
+        )
+        _, judgements = compute.closed_form(inputs)
+        result_panel(grads, judgements, inputs.dtype, hint, index)
+
+
+def undefined_output(current: Step, inputs: Inputs, err: ValueError) -> None:
+    """Inputs without a defined output (a constant vector and eps = 0): steps 1 to 5 are still
+    defined and shown; the reason is said once (in the sidebar when it is on screen)."""
+    sidebar_shown = "controls" not in s["hidden"] and (not s["presenter"] or s["presenter_sidebar"])
+    defined = not current.backward and current.node in BEFORE_THE_ROOT
+    if defined:
+        step_view.before_the_root(current, compute.nodes_before_the_root(inputs))
+    if sidebar_shown:
+        st.info(
+            (
+                "These steps are defined; from step 6 (sqrt_sve) on they are not"
+                if defined
+                else "This step is not defined for these inputs"
+            )
+            + ": the message under eps in the sidebar says why.",
+            icon=":material/info:",
+        )
+    else:
+        st.error(str(err), icon=":material/error:")
 
 
 stepper()
+with introduction or st.container():
+    st.caption(
+        "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on the "
+        "way back, with the local derivative it uses and a numerical check of every gradient."
+    )
+    glossary_expander(
+        (*NODE_NAMES, "x", "gamma", "beta", "eps", "dout", "keepdims", "broadcast", "staged")
+    )

@@ -12,7 +12,7 @@ from teaching.quiz.kit import (
     Question,
     Vector,
     d_fact,
-    product_sign,
+    nearest_factor,
     question,
     sign,
 )
@@ -47,19 +47,22 @@ def _dgx(v: Vector) -> Question:
 
 
 def _dnormalized_x(v: Vector) -> Question:
-    n, g, dg = v.entry("normalized_x"), v.entry("dgx"), v.entry("dgamma")
+    twice = v.rerun("gamma=2 * gamma", gamma=2 * v.cache.gamma)
+    dg, dg2 = v.entry("dgamma"), twice.entry("dgamma")
+    options = {"double": 2.0, "stay the same": 1.0, "halve": 0.5}
     return question(
-        "Before you look: this vector's share of dgamma_0 is `normalized_x_0` × `dgx_0`, with "
-        "`normalized_x_0` = {n} and `dgx_0` = {g}. Is it positive, negative or zero?",
-        SIGNS,
-        product_sign(n, g, dg),
-        "`gx_0` = gamma_0 × `normalized_x_0`, so ∂gx_0/∂gamma_0 = `normalized_x_0` and "
-        "dgamma_0 = {n} × {g} = {dg}: raising gamma_0 helps the loss where x̂ and the upstream "
-        "gradient agree in sign. With several vectors, dgamma adds one such product per vector. "
-        "The same line gives `dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
-        n=n,
-        g=g,
+        "Before you look: if every gamma doubled, what would dgamma do?",
+        tuple(options),
+        nearest_factor(dg.value, dg2.value, options),
+        "`gx` = gamma ⊙ `normalized_x`, so ∂gx_0/∂gamma_0 = `normalized_x_0`, and dgamma_0 = "
+        "`normalized_x_0` × `dgx_0` = {n} × {g}, summed over the vectors. Neither factor "
+        "depends on gamma (`normalized_x` is computed before gamma enters, `dgx` = dout), so "
+        "dgamma_0 = {dg} stays {dg2}. What gamma does scale is the gradient passed on down: "
+        "`dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
+        n=v.entry("normalized_x"),
+        g=v.entry("dgx"),
         dg=dg,
+        dg2=dg2,
         gamma=v.entry("gamma"),
         dn=v.entry("dnormalized_x"),
     )

@@ -12,6 +12,7 @@ from teaching.quiz.kit import (
     Question,
     Vector,
     d_fact,
+    digits_to_show,
     nearest_factor,
     product_sign,
     question,
@@ -135,18 +136,34 @@ def _normalized_x(v: Vector) -> Question:
         if mean_square < 1
         else "above 1"
     )
+    ratio = float(v.cache.sample_var[0] / v.cache.sve[0])
+    shown = digits_to_show(1 - ratio)
+    facts = {
+        "var": Fact("sample_var[0]", float(v.cache.sample_var[0]), shown),
+        "sve": Fact("sve[0]", float(v.cache.sve[0]), shown),
+        "ratio": Fact("sample_var[0] / sve[0]", ratio, shown),
+        "eps": Fact("eps", v.cache.eps),
+        # Exactly 1 is claimed only up to rounding, so its last digits are not shown.
+        "ms": Fact(
+            "np.mean(normalized_x.astype(np.float64) ** 2)",
+            mean_square,
+            4 if answer == "exactly 1" else digits_to_show(1 - mean_square),
+        ),
+    }
+    if answer == "exactly 1":
+        why = "with eps = {eps} beside `sample_var`, that is 1 up to this dtype's rounding"
+    else:
+        why = "{side} 1 by {gap}, because eps = {eps} is added in the denominator only"
+        facts["gap"] = Fact("abs(1 - sample_var[0] / sve[0])", abs(1 - ratio))
     return question(
         "Before you look: what is the mean of `normalized_x`² over the vector?",
         ("exactly 1", "below 1", "above 1"),
         answer,
         "`normalized_x` = `x_sm` / √(`sample_var` + eps), so the mean of its squares is "
-        "`sample_var` / (`sample_var` + eps) = {var} / {sve} = {ratio}: eps = {eps} in the "
-        "denominator keeps it under 1 unless eps = 0. Computed: {ms}.",
-        var=v.entry("sample_var"),
-        sve=v.entry("sve"),
-        ratio=Fact("sample_var[0] / sve[0]", float(v.cache.sample_var[0] / v.cache.sve[0])),
-        eps=Fact("eps", v.cache.eps),
-        ms=Fact("np.mean(normalized_x.astype(np.float64) ** 2)", mean_square),
+        "`sample_var` / (`sample_var` + eps) = {var} / {sve} = {ratio}: "
+        + why.replace("{side}", answer.split()[0])
+        + ". Computed from `normalized_x` itself: {ms}.",
+        **facts,
     )
 
 

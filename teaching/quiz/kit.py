@@ -26,10 +26,19 @@ class Fact:
 
     source: str
     value: float
+    # Significant digits shown: more where a claim rests on a small difference (just under 1).
+    digits: int = 4
 
     @property
     def text(self) -> str:
-        return f"{self.value:.4g}"
+        return f"{self.value:.{self.digits}g}"
+
+
+def digits_to_show(gap: float) -> int:
+    """Significant digits that keep a number `gap` away from a round one visibly apart from it."""
+    if gap == 0 or not np.isfinite(gap):
+        return 4
+    return int(min(17, max(4, np.ceil(-np.log10(abs(gap))) + 2)))
 
 
 @dataclass(frozen=True)
@@ -108,7 +117,8 @@ def d_fact(v: Vector) -> Fact:
 
 def nearest_factor(before: float, after: float, factors: Mapping[str, float]) -> str:
     """The label of the factor closest to after / before (on a log scale)."""
-    ratio = abs(after) / max(abs(before), 1e-300)
+    # Equal numbers (0 and 0 included) did not change: a factor of 1.
+    ratio = 1.0 if after == before else abs(after) / max(abs(before), 1e-300)
     return min(factors, key=lambda k: abs(np.log(max(ratio, 1e-300) / factors[k])))
 
 

@@ -163,7 +163,7 @@ class Lab:
         return [w.value for w in self.at.main.warning]
 
     def subheaders(self) -> list[str]:
-        return [h.value for h in self.at.main.subheader]
+        return [h.value for h in self.at.main.header]
 
     @staticmethod
     def differ(before: np.ndarray, after: np.ndarray) -> bool:

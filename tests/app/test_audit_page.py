@@ -16,7 +16,7 @@ def _summary(lab):
 
 def _page_text(lab) -> str:
     parts = [m.value for m in lab.at.main.markdown] + [c.value for c in lab.at.main.caption]
-    parts += [e.label for e in lab.at.main.expander] + [h.value for h in lab.at.main.subheader]
+    parts += [e.label for e in lab.at.main.expander] + [h.value for h in lab.at.main.header]
     return "\n".join(parts)
 
 
@@ -24,12 +24,13 @@ def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
     lab.open("Derivation audit")
     lab.assert_clean()
     frame = _summary(lab)
+    # The verdict and the formula first: on a phone they are what shows.
     assert list(frame.columns) == [
-        "document",
-        "formula",
         "verdict",
+        "formula",
         "error on your inputs",
         "corrected form's error",
+        "document",
     ]
     heading = lab.subheaders()[0]
     tally = {v: int((frame["verdict"] == v).sum()) for v in VERDICTS}
@@ -80,3 +81,36 @@ def test_documents_by_name_with_their_notation_no_hash_names_no_none(lab):
     assert len(notation) == 1  # the chosen document's
     shown = frame[frame["document"] == "the residual-connection derivation"]
     assert len(lab.at.main.latex) > len(shown)  # every formula as written, corrections too
+
+
+def test_the_wrong_only_filter_keeps_the_wrong_formulas_in_the_table_and_below(lab):
+    lab.open("Derivation audit")
+    everything = _summary(lab)
+    lab.at.main.get("button_group")[0].set_value("wrong")
+    lab.run()
+    lab.assert_clean()
+    wrong = _summary(lab)
+    assert set(wrong["verdict"]) == {"wrong"}
+    assert len(wrong) == int((everything["verdict"] == "wrong").sum()) > 0
+    titles = [e.label for e in lab.at.main.expander if ": " in e.label and "error" in e.label]
+    assert all(": wrong (" in title for title in titles), titles
+
+
+def test_selecting_a_row_opens_that_formulas_explanation(lab):
+    lab.open("Derivation audit")
+    frame = _summary(lab)
+    row = int(frame.index[frame["verdict"] == "wrong"][0])
+    lab.state["audit_pick"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    lab.run()
+    lab.assert_clean()
+    step = frame["formula"].iloc[row]
+    opened = [e for e in lab.at.main.expander if e.label.startswith(f"{step}: ")]
+    assert opened and opened[0].proto.expanded, step
+    document = frame["document"].iloc[row]
+    assert lab.subheaders()[1].lower() == document.lower()
+
+
+def test_the_notation_key_names_no_internal_key(lab):
+    lab.open("Derivation audit")
+    notation = [m.value for m in lab.at.main.markdown if "in the lab" in m.value]
+    assert notation and not [n for n in notation if " writes |" in n and "document writes" not in n]

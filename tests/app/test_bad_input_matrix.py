@@ -159,7 +159,11 @@ def test_a_link_with_failing_inputs_stops_every_page_with_the_message(open_link,
         _visit(lab, page)
         _assert_safe(lab, phrase)
         _sidebar_drawn(lab)
-        if page not in unaffected:
+        if page == "Stepper" and not lab.errors("main"):
+            # An undefined output is said once, under eps in the sidebar: the stepper points
+            # there (and shows the steps still defined).
+            assert any("sidebar says why" in i.value for i in lab.at.main.info), page
+        elif page not in unaffected:
             errors = set(lab.errors("main"))
             assert len(errors) == 1, f"{page}: one message, then the page stops: {errors}"
         # Nothing changed: the page's link still holds what the student's did.
@@ -368,7 +372,6 @@ def _give_csv(lab, source: str, text: str) -> None:
         lab.at.text_area(key="csv_text").input(text)
     else:
         lab.at.file_uploader(key="csv_file").upload("x.csv", text.encode(), "text/csv")
-    lab.run()
     lab.click(CSV_BUTTON)
 
 

@@ -16,7 +16,7 @@ PRESENTER_RULE = "font-size: 21px"  # only in the presenter stylesheet
 STICKY_NAV = ".st-key-stepper_nav"  # in both stylesheets
 QUIZ = "w_quiz_"
 PRESENTER = "w_presenter_"
-SIGN_STEP = 13  # backward: dnormalized_x, and this vector's share of dgamma
+GAMMA_STEP = 13  # backward: dnormalized_x and dgamma: what doubling gamma does to dgamma
 MERGE_STEP = 19  # backward: dx_sm, where the normalized_x and sq_xsm paths merge
 
 
@@ -63,42 +63,45 @@ def _reveal_button(lab):
     return lab.widget("button", "Reveal")
 
 
-def _expected_sign(lab) -> str:
-    """The sign of normalized_x_0 * dgx_0 (= dout_0) for the first row: its share of dgamma_0."""
+def _expected_answer(lab) -> str:
+    """What dgamma does when every gamma doubles, worked out from ln_core on the first row."""
     s = lab.state
-    cache = ln_core.forward(s["x"][0], s["gamma"], s["beta"], s["eps"])
-    value = cache.normalized_x[0] * s["dout_random"][0, 0]
-    return "positive" if value > 0 else "negative"
+    dout = s["dout_random"][0]
+    before = ln_core.backward(dout, ln_core.forward(s["x"][0], s["gamma"], s["beta"], s["eps"]))
+    twice = ln_core.forward(s["x"][0], 2 * s["gamma"], s["beta"], s["eps"])
+    after = ln_core.backward(dout, twice)
+    np.testing.assert_array_equal(before.dgamma, after.dgamma)
+    return "stay the same"
 
 
 def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
-    _quiz_on(lab, SIGN_STEP)
+    _quiz_on(lab, GAMMA_STEP)
     assert len(lab.at.main.dataframe) == 0
     assert not [m for m in lab.at.main.metric if "analytic vs numerical" in m.label]
-    radio = lab.at.main.radio(key=f"guess_{SIGN_STEP}")
+    radio = lab.at.main.radio(key=f"guess_{GAMMA_STEP}")
     assert radio.value is None
-    assert list(radio.options) == ["positive", "negative", "zero"]
+    assert list(radio.options) == ["double", "stay the same", "halve"]
     assert _reveal_button(lab).disabled, "Reveal is enabled before a guess"
 
-    radio.set_value(_expected_sign(lab))
+    radio.set_value(_expected_answer(lab))
     lab.run()
     assert not _reveal_button(lab).disabled
     assert len(lab.at.main.dataframe) == 0, "a guess alone reveals the table"
 
     lab.click("Reveal")
     lab.assert_clean()
-    assert SIGN_STEP in lab.state["revealed"]
+    assert GAMMA_STEP in lab.state["revealed"]
     assert len(lab.at.main.dataframe) > 0
     (success,) = lab.at.main.success
-    assert success.value.startswith(f"Right: {_expected_sign(lab)}")
+    assert success.value.startswith(f"Right: {_expected_answer(lab)}")
     assert lab.at.main.metric[0].label == "dnormalized_x: analytic vs numerical"
 
 
 def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):
-    _quiz_on(lab, SIGN_STEP)
-    right = _expected_sign(lab)
-    wrong = "zero"
-    lab.at.main.radio(key=f"guess_{SIGN_STEP}").set_value(wrong)
+    _quiz_on(lab, GAMMA_STEP)
+    right = _expected_answer(lab)
+    wrong = "double"
+    lab.at.main.radio(key=f"guess_{GAMMA_STEP}").set_value(wrong)
     lab.run()
     lab.click("Reveal")
     lab.assert_no_exception()
@@ -110,12 +113,12 @@ def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):
 
 
 def test_a_revealed_step_stays_revealed_and_the_next_asks_again(lab):
-    _quiz_on(lab, SIGN_STEP)
-    lab.at.main.radio(key=f"guess_{SIGN_STEP}").set_value("zero")
+    _quiz_on(lab, GAMMA_STEP)
+    lab.at.main.radio(key=f"guess_{GAMMA_STEP}").set_value("double")
     lab.run()
     lab.click("Reveal")
     lab.click("Next")
-    assert lab.state["step"] == SIGN_STEP + 1
+    assert lab.state["step"] == GAMMA_STEP + 1
     assert len(lab.at.main.dataframe) == 0
     assert _reveal_button(lab).disabled
     lab.click("Prev")
@@ -163,3 +166,80 @@ def test_on_a_merge_step_the_question_asks_which_path_dominates(lab, guess_right
         assert f"the answer is {right}" in error
     # Revealed: both contributions and their sum, then dx_sm.
     assert len(lab.at.main.dataframe) >= 2
+
+
+# -- nothing on screen answers the question before its reveal ---------------------------------
+
+
+def _latex(lab) -> str:
+    return "\n".join(element.value for element in lab.at.main.latex)
+
+
+def _captions(lab) -> list[str]:
+    return [caption.value for caption in lab.at.main.caption]
+
+
+@pytest.mark.parametrize("number", [5, 8, 12, 13, 17, 18])
+def test_no_note_or_local_derivative_gives_the_answer_away_before_the_reveal(lab, number):
+    from teaching.steps import step
+    from ui.draw.formulas import BACKWARD, FORWARD_NOTE
+
+    node = step(number).node
+    _quiz_on(lab, number)
+    hidden = [BACKWARD[node]] if step(number).backward else []
+    assert not [h for h in hidden if h in _latex(lab)], "the local derivative shows too early"
+    if node in FORWARD_NOTE:
+        assert FORWARD_NOTE[node] not in _captions(lab), "the note answers the question"
+    radio = lab.at.main.radio(key=f"guess_{number}")
+    radio.set_value(radio.options[0])
+    lab.run()
+    lab.click("Reveal")
+    lab.assert_no_exception()
+    assert all(h in _latex(lab) for h in hidden), "no local derivative after the reveal"
+    if node in FORWARD_NOTE:
+        assert FORWARD_NOTE[node] in _captions(lab)
+
+
+def test_a_revealed_answer_travels_with_the_link(lab, open_link):
+    _quiz_on(lab, GAMMA_STEP)
+    lab.at.main.radio(key=f"guess_{GAMMA_STEP}").set_value("double")
+    lab.run()
+    lab.click("Reveal")
+    link = lab.link()
+    assert link["rev"] == str(GAMMA_STEP)
+
+    fresh = open_link(link)
+    fresh.assert_clean()
+    assert fresh.warnings() == []
+    assert fresh.state["revealed"] == frozenset({GAMMA_STEP})
+    fresh.open("Stepper")
+    fresh.assert_no_exception()
+    assert not [b for b in fresh.at.main.button if b.label == "Reveal"]
+    (answer,) = fresh.at.main.info
+    assert answer.value.startswith(f"The answer: {_expected_answer(fresh)}")
+    assert fresh.at.main.dataframe
+    assert fresh.link()["rev"] == str(GAMMA_STEP)
+
+
+def test_a_link_naming_an_unknown_answer_says_so(open_link):
+    fresh = open_link({"rev": "13,99,<b>x</b>", "checked": "nowhere"})
+    fresh.assert_clean()
+    assert fresh.state["revealed"] == frozenset({13})
+    (warning,) = fresh.warnings()
+    assert "rev=“99”" in warning and "checked=“nowhere”" in warning, warning
+
+
+def test_check_my_prediction_asks_for_a_prediction_first(lab, open_link):
+    lab.open("Stepper")
+    (check,) = [b for b in lab.at.main.button if b.label == "Check my prediction"]
+    assert check.disabled, "the answer can be shown without a prediction"
+    radio = lab.at.main.radio(key="guess_guide_stepper")
+    radio.set_value("from sq_xsm")
+    lab.run()
+    lab.click("Check my prediction")
+    lab.assert_no_exception()
+    assert "Your prediction: “from sq\\_xsm”" in [m.value for m in lab.at.main.markdown]
+    assert [i for i in lab.at.main.info if "summed over every entry" in i.value]
+    assert lab.link()["checked"] == "stepper"
+    fresh = open_link(lab.link()).open("Stepper")
+    assert [i for i in fresh.at.main.info if "summed over every entry" in i.value]

@@ -85,8 +85,9 @@ def test_there_is_a_question_for_each_of_the_twenty_steps():
 @pytest.mark.parametrize(
     ("number", "inputs", "answer"),
     [
-        # x_hat_0 > 0 and dout_0 < 0: this vector's share of dgamma_0 is negative.
-        (13, ([1.0, -1.0], [1.0, 1.0], [0.0, 0.0], [-2.0, 1.0]), "negative"),
+        # dgamma does not depend on gamma, even where dout_0 = 0 makes dgamma_0 = 0.
+        (13, ([1.0, -1.0], [1.0, 1.0], [0.0, 0.0], [-2.0, 1.0]), "stay the same"),
+        (13, ([1.0, -1.0], [1.0, 1.0], [0.0, 0.0], [0.0, 1.0]), "stay the same"),
         # Every gamma doubled: dx doubles.
         (
             "gamma_doubling",
@@ -203,3 +204,18 @@ def test_every_node_has_a_plain_meaning_on_the_stepper_and_in_the_report(lab):
         make_bundle(np.ones((2, 3)) * [1, 2, 4], np.ones(3), np.zeros(3), np.ones((2, 3)))
     )
     assert "squared deviation from the mean" in report
+
+
+@pytest.mark.parametrize(("preset", "dtype", "eps"), CASES)
+def test_a_reveal_shows_enough_digits_for_its_words(preset, dtype, eps):
+    # Step 8 says the mean of normalized_x² is below 1: the numbers it shows must be below 1.
+    question = STEP_QUESTIONS[8](vector(*_vector_inputs(preset, dtype, eps)))
+    facts = {fact.source.split("(")[0]: fact for fact in question.facts}
+    ratio = next(f for f in question.facts if f.source == "sample_var[0] / sve[0]")
+    mean_square = next(f for f in question.facts if f.source.startswith("np.mean"))
+    if question.answer == "below 1":
+        assert float(ratio.text) < 1 and float(mean_square.text) < 1, question.explanation
+        assert "below 1 by" in question.explanation
+    elif question.answer == "exactly 1":
+        assert "up to this dtype's rounding" in question.explanation
+    assert facts

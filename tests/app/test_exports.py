@@ -123,6 +123,12 @@ def test_html_report_says_when_the_check_cannot_resolve():
     assert json.loads(to_json(bundle))["meta"]["cannot_resolve"] == [advice]
 
 
+def _link_and_snippet(lab) -> tuple[str, str]:
+    """The Export page's link to the view, and its NumPy snippet (the Python code block)."""
+    codes = list(lab.at.main.code)
+    return codes[0].value, next(c.value for c in codes if c.language == "python")
+
+
 def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_inputs(lab):
     lab.set_sidebar("seed", 6).set_sidebar("dtype", "float32").open("Export and share")
     lab.assert_clean()
@@ -137,7 +143,7 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
     # The files are deferred: written on click, so the page run itself stays fast.
     assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
 
-    link, snippet = (c.value for c in lab.at.main.code)
+    link, snippet = _link_and_snippet(lab)
     assert "seed=6" in link and "dtype=float32" in link
     assert link.startswith("http")
 
@@ -153,11 +159,11 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
 
 def test_export_snippet_and_link_follow_the_seed(lab):
     lab.open("Export and share")
-    link, snippet = (c.value for c in lab.at.main.code)
+    link, snippet = _link_and_snippet(lab)
     assert "seed=0" in link
     lab.set_sidebar("seed", 4)
     lab.assert_clean()
-    new_link, new_snippet = (c.value for c in lab.at.main.code)
+    new_link, new_snippet = _link_and_snippet(lab)
     assert "seed=4" in new_link
     assert new_snippet != snippet
 
@@ -187,7 +193,7 @@ def test_every_export_gives_the_steppers_numbers_with_the_views_options(
     shown_dx = shown_dx.to_numpy().reshape(-1)
     lab.open("Export and share")
     lab.assert_clean()
-    _, snippet = (c.value for c in lab.at.main.code)
+    snippet = next(c.value for c in lab.at.main.code if c.language == "python")
     namespace: dict = {}
     exec(snippet, namespace)  # our own generated code, run in a test
     chosen = (0,) if per == "sequence" else (0, 0)

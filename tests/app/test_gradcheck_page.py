@@ -74,3 +74,29 @@ def test_gradcheck_step_plot_has_both_dtypes_on_log_axes(lab):
     assert np.nanmin(f64) < 1e-6 < np.nanmin(f32)
     dashed = [s for s in sweep["layout"].get("shapes", []) if s.get("line", {}).get("dash")]
     assert len(dashed) == 2  # the default h of each dtype
+
+
+def test_no_bug_is_chosen_until_the_student_picks_one(lab):
+    lab.open("Gradient check")
+    lab.assert_clean()
+    assert lab.at.main.selectbox(key="w_bug_").value == "none"
+    assert "the check on this bug" not in lab.metrics()
+    assert lab.link()["bug"] == "none"
+
+
+def test_the_outcome_reads_as_a_catch_with_the_buggy_dx_beside_the_true_one(lab):
+    lab.open("Gradient check")
+    lab.at.main.selectbox(key="w_bug_").set_value(Bug.FORGET_GAMMA.value)
+    lab.run()
+    lab.assert_clean()
+    assert lab.metrics()["caught by the check"] == "caught"
+    captions = [c.value for c in lab.at.main.caption]
+    assert [c for c in captions if c.startswith(":material/bug_report: ")], captions
+    assert not [c for c in captions if c.startswith(":material/check_circle:") and "bug" in c], (
+        "a pass mark on a catch"
+    )
+    (frame,) = [
+        f for f in lab.at.main.dataframe if list(f.value.columns)[:2] == ["true dx", "buggy dx"]
+    ]
+    values = frame.value.to_numpy()
+    assert values.shape[0] == lab.state["d"] and not np.allclose(values[:, 0], values[:, 1])

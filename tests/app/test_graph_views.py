@@ -124,3 +124,15 @@ def _shapes(lab) -> dict[str, tuple[int, ...]]:
         else (rows, d)
         for name in NODE_NAMES
     }
+
+
+@pytest.mark.parametrize("number", [5, 15])
+def test_every_status_has_its_own_outline_not_only_its_colour(number):
+    current = step(number)
+    lines = _statements(graph.graph_dot(current, SHAPES))
+    statuses = {current.status(name) for name in NODE_NAMES if name != current.node}
+    for name in NODE_NAMES:
+        if name != current.node:
+            assert graph.OUTLINE[current.status(name)] in lines[name], lines[name]
+    assert len({graph.OUTLINE[s] for s in statuses}) == len(statuses)  # one outline per status
+    assert "▶" in lines[current.node]

@@ -42,7 +42,7 @@ def _run_alone(code: str, folder) -> dict[str, np.ndarray]:
 def test_the_snippet_reproduces_dx_without_this_repository(lab, tmp_path, preset, dtype):
     lab.set_sidebar("preset", preset).set_sidebar("dtype", dtype).open("Export and share")
     lab.assert_clean()
-    snippet = lab.at.main.code[-1].value
+    snippet = next(c.value for c in lab.at.main.code if c.language == "python")
     assert "ln_core" not in snippet and "import numpy as np" in snippet
     printed = _run_alone(snippet, tmp_path)
 

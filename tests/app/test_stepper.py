@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 
+import numpy as np
 import pytest
 
 # The ten nodes' order is pinned by tests/core/test_forward.py.
@@ -175,3 +177,38 @@ def test_stepper_last_step_also_highlights_x(lab):
     lab.assert_clean()
     lines = _current_lines(lab.graph())
     assert [line.split(" ")[0] for line in lines] == ["sample_mean", "x"]
+
+
+def _frame_formats(frame) -> dict:
+    columns = json.loads(frame.proto.columns)
+    return {name: column["type_config"].get("format") for name, column in columns.items()}
+
+
+def test_the_last_step_shows_why_dx_adds_up_to_zero_with_the_quiz_off(lab):
+    lab.open("Stepper").step_to(20)
+    lab.assert_clean()
+    assert lab.state["quiz"] is False
+    (sums,) = [f for f in lab.at.main.dataframe if list(f.value.columns) == ["Σ dx"]]
+    assert len(sums.value) == lab.state["x"].shape[0]  # one sum per row
+    assert float(abs(sums.value.to_numpy()).max()) < 1e-12
+    assert "largest |Σ dx| / Σ |dx|" in lab.metrics()
+    text = " ".join(m.value for m in lab.at.main.markdown)
+    assert "Why the entries of dx add up to 0" in text and "sample_mean" in text
+    links = [link.proto for link in lab.at.main.get("page_link")]
+    assert any(link.page == "jacobian" and "J · 1 = 0" in link.label for link in links)
+
+
+def test_a_hidden_jacobian_page_is_not_linked_from_the_last_step(open_link):
+    lab = open_link({"hide": "jacobian", "step": "20"}).open("Stepper")
+    lab.assert_clean()
+    assert not [link for link in lab.at.main.get("page_link") if "J · 1" in link.proto.label]
+
+
+def test_result_tables_round_numbers_for_display_and_keep_every_digit(lab):
+    lab.open("Stepper").step_to(20)
+    frames = [f for f in lab.at.main.dataframe if len(f.value.columns) == lab.state["d"]]
+    assert frames
+    for frame in frames:
+        assert set(_frame_formats(frame).values()) == {"%.4g"}, _frame_formats(frame)
+    dx = frames[-2].value.to_numpy()  # dx's table, then dgamma and dbeta
+    assert dx.dtype == np.float64 and np.any(dx != np.round(dx, 6))  # the exact values stay

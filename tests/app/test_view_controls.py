@@ -94,4 +94,4 @@ def test_a_tampered_bug_in_a_link_falls_back_with_a_warning(open_link):
     lab.assert_no_exception()
     (warning,) = lab.warnings()
     assert "bug" in warning and "paths" in warning
-    assert lab.state["bug"] == "drop_variance_path" and lab.state["jacobian_paths"] is False
+    assert lab.state["bug"] == "none" and lab.state["jacobian_paths"] is False

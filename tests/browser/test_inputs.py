@@ -18,7 +18,7 @@ def _first_table(page):
 def test_typing_into_x_changes_the_stepper(page, server):
     # Without the edit: step 1 of the stepper shows each row's mean, row 0 first.
     kit.open_page(page, server, "stepper")
-    kit.heading(page, "h3", r"^Step 1 of 20 .*sample_mean")
+    kit.heading(page, "h2", r"^Step 1 of 20 .*sample_mean")
     mean_before = float(kit.grid_value(_first_table(page), 0, 0))
 
     kit.goto_in_session(page, "inputs")

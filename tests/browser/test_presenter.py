@@ -155,7 +155,7 @@ def test_the_last_step_fits_too(viewed, server):
     """Step 20 has the longest name in Jump to and lights x in the graph as well."""
     tab, view = viewed
     _open(tab, server, view, "stepper", "step=20")
-    assert kit.heading(tab, "h3", STEP).startswith("Step 20 of 20")
+    assert kit.heading(tab, "h2", STEP).startswith("Step 20 of 20")
     path = kit.screenshot(tab, f"view_{view.size}_stepper_step_20")
     _assert_graph_legible(tab, f"step 20 at {view.size}")
     clipped = tab.evaluate(_CLIPPED, view is PROJECTOR)
@@ -192,7 +192,7 @@ def test_presenter_mode_hides_the_sidebar_and_the_controls_bring_it_back(browser
 def _wait_for_step(tab, number: int) -> None:
     """Wait until the heading shows step `number` (a key press reruns the stepper's part)."""
     tab.wait_for_function(
-        """(n) => [...document.querySelectorAll('[data-testid="stMain"] h3')]
+        """(n) => [...document.querySelectorAll('[data-testid="stMain"] h2')]
              .some(h => h.innerText.startsWith(`Step ${n} of 20`))""",
         arg=number,
         timeout=kit.RUN_TIMEOUT_MS,
@@ -208,8 +208,8 @@ def test_a_clicker_steps_the_stepper_from_the_keyboard(browser, server):
         note = kit.main(tab).get_by_text("Page Down for Next")
         assert note.is_visible(), "presenter mode does not say how to step with the keyboard"
         tab.wait_for_function("() => typeof window.__lnlabKeys === 'function'")
-        kit.heading(tab, "h3", STEP)
-        kit.main(tab).locator("h3").first.click()  # the focus on the page, not in a control
+        kit.heading(tab, "h2", STEP)
+        kit.main(tab).locator("h2").first.click()  # the focus on the page, not in a control
         for key, number in (
             ("ArrowRight", 11),
             ("PageDown", 12),
@@ -220,7 +220,7 @@ def test_a_clicker_steps_the_stepper_from_the_keyboard(browser, server):
         ):
             kit.rerun_after(tab, lambda key=key: tab.keyboard.press(key))
             _wait_for_step(tab, number)
-            assert kit.heading(tab, "h3", STEP).startswith(f"Step {number} of 20"), key
+            assert kit.heading(tab, "h2", STEP).startswith(f"Step {number} of 20"), key
         kit.screenshot(tab, "view_1024x768_stepper_after_keys")
     finally:
         context.close()
@@ -235,6 +235,6 @@ def test_keys_typed_into_a_control_do_not_step(browser, server):
         slider.focus()
         kit.rerun_after(tab, lambda: tab.keyboard.press("ArrowRight"))
         _wait_for_step(tab, 4)  # the slider moved one step, the listener added none
-        assert kit.heading(tab, "h3", STEP).startswith("Step 4 of 20")
+        assert kit.heading(tab, "h2", STEP).startswith("Step 4 of 20")
     finally:
         context.close()

@@ -89,13 +89,13 @@ def test_a_link_opened_on_the_other_process_shows_the_same_view(browser, balance
         _stepper_at_seed_and_step(tab, _url(balancer))
         link = tab.url
         assert "seed=11" in link and "step=3" in link, link
-        shown = kit.heading(tab, "h3", STEP)
+        shown = kit.heading(tab, "h2", STEP)
         # A second browser gets the other process (the balancer takes turns).
         kit.open_page(other, _url(balancer), "")
         other.goto(link)
         kit.wait_for_script(other)
         assert _replica(other_context) != _replica(context)
-        assert kit.heading(other, "h3", STEP) == shown
+        assert kit.heading(other, "h2", STEP) == shown
         assert not kit.problems(other)
     finally:
         context.close()
@@ -106,7 +106,7 @@ def test_a_browser_reconnects_through_the_balancer_after_its_process_restarts(br
     context, tab = _tab(browser)
     try:
         _stepper_at_seed_and_step(tab, _url(balancer))
-        shown = kit.heading(tab, "h3", STEP)
+        shown = kit.heading(tab, "h2", STEP)
         replica = _replica(context)
         balancer.restart(int(replica.removeprefix("app")))
         # The page reconnects by itself: to the other process while its own is down (the
@@ -119,17 +119,17 @@ def test_a_browser_reconnects_through_the_balancer_after_its_process_restarts(br
         )
         kit.wait_for_script(tab)
         assert _replica(context) in {"app0", "app1"}
-        assert kit.heading(tab, "h3", STEP) == shown
+        assert kit.heading(tab, "h2", STEP) == shown
         assert not kit.problems(tab)
         # Reloading goes through the balancer again; the URL holds the view and it works on.
         tab.reload()
         kit.wait_for_script(tab)
-        assert kit.heading(tab, "h3", STEP) == shown
+        assert kit.heading(tab, "h2", STEP) == shown
         next_button = (
             kit.main(tab).locator('[data-testid="stButton"] button').filter(has_text="Next")
         )
         kit.rerun_after(tab, next_button.click)
-        assert kit.heading(tab, "h3", STEP).startswith("Step 4 of 20")
+        assert kit.heading(tab, "h2", STEP).startswith("Step 4 of 20")
         assert not kit.problems(tab)
     finally:
         context.close()

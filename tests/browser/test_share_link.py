@@ -18,7 +18,7 @@ STEP = r"^Step \d+ of 20"
 def _view(page) -> tuple[str, str]:
     """What identifies the view: the step heading and the first table's first cell."""
     frame = kit.main(page).locator('[data-testid="stDataFrame"]').first
-    return kit.heading(page, "h3", STEP), kit.grid_value(frame, 0, 0)
+    return kit.heading(page, "h2", STEP), kit.grid_value(frame, 0, 0)
 
 
 def _fresh_page(browser):
@@ -87,7 +87,7 @@ def test_a_link_as_the_first_request_of_a_new_server_shows_no_notice(browser, tm
         page.goto(f"{url}/stepper?step=5&seed=3")
         kit.wait_for_script(page)
         assert not kit.problems(page), log.read_text()[-2000:]
-        assert kit.heading(page, "h3", STEP).startswith("Step 5 of 20")
+        assert kit.heading(page, "h2", STEP).startswith("Step 5 of 20")
     finally:
         context.close()
         process.terminate()

@@ -16,12 +16,12 @@ def test_next_walks_all_twenty_steps(page, server):
     main = kit.main(page)
     next_button = main.locator('[data-testid="stButton"] button').filter(has_text="Next")
     prev_button = main.locator('[data-testid="stButton"] button').filter(has_text="Prev")
-    assert kit.heading(page, "h3", STEP).startswith("Step 1 of 20 · forward")
+    assert kit.heading(page, "h2", STEP).startswith("Step 1 of 20 · forward")
     assert prev_button.is_disabled() and next_button.is_enabled()
 
     for number in range(2, 21):
         kit.rerun_after(page, next_button.click)
-        header = kit.heading(page, "h3", STEP)
+        header = kit.heading(page, "h2", STEP)
         assert header.startswith(f"Step {number} of 20 "), header
         assert ("backward" in header) == (number > 10), header
         found = kit.problems(page) + kit.errors(page.locator("body"))
@@ -42,7 +42,7 @@ def test_prev_and_next_stay_in_view_on_a_long_step(page, server):
     jump = kit.main(page).locator('[data-testid="stSelectbox"]').filter(has_text="Jump to")
     jump.click()
     kit.rerun_after(page, page.get_by_role("option", name="20. ", exact=False).last.click)
-    assert kit.heading(page, "h3", STEP).startswith("Step 20 of 20"), "the jump did not land"
+    assert kit.heading(page, "h2", STEP).startswith("Step 20 of 20"), "the jump did not land"
     main = kit.main(page)
     scrollable = main.evaluate("e => e.scrollHeight - e.clientHeight")
     assert scrollable > 300, f"step 20 is too short to test scrolling ({scrollable} px)"

@@ -28,7 +28,13 @@ if str(ROOT) not in sys.path:
 
 from deploy.processes import free_port  # noqa: E402
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
+# Debian's postgresql package puts its server in /usr/lib/postgresql/<major>/bin (15 on
+# bookworm); the newest installed is used.
+PG_BIN = max(
+    Path("/usr/lib/postgresql").glob("*/bin"),
+    key=lambda folder: int(folder.parent.name) if folder.parent.name.isdigit() else 0,
+    default=Path("/usr/lib/postgresql/15/bin"),
+)
 PG_USER = "postgres"
 _names = itertools.count()
 

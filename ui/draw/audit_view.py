@@ -41,15 +41,25 @@ def counts(results: list[AuditResult]) -> str:
     return f"{len(results)} formulas from {len(DOCUMENTS)} documents: {_tally(results)}"
 
 
+# What the summary can be narrowed to: every formula, or one verdict.
+FILTERS = {"all": "every formula", "wrong": "wrong only", "cannot decide": "cannot decide only"}
+
+
+def kept(results: list[AuditResult], verdict: str) -> list[AuditResult]:
+    """The results the filter keeps ("all", or one verdict)."""
+    return results if verdict == "all" else [r for r in results if r.verdict == verdict]
+
+
 def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
-    """One row per formula, every column text (a dash where there is no number)."""
+    """One row per formula, every column text (a dash where there is no number). The verdict
+    and the formula come first: on a narrow screen they are what shows."""
     return pd.DataFrame(
         {
-            "document": [DOCUMENTS[r.document].name for r in results],
-            "formula": [r.step for r in results],
             "verdict": [r.verdict for r in results],
+            "formula": [r.step for r in results],
             "error on your inputs": [number(r.error) for r in results],
             "corrected form's error": [number(r.correction_error) for r in results],
+            "document": [DOCUMENTS[r.document].name for r in results],
         }
     )
 
@@ -57,7 +67,7 @@ def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
 def _notation(document: Document) -> None:
     with st.expander("Notation: this document next to the lab", icon=":material/translate:"):
         rows = "\n".join(f"| ${s.document}$ | {plain(s.lab)} |" for s in document.notation)
-        st.markdown(f"| {document.key} writes | in the lab |\n|---|---|\n{rows}")
+        st.markdown(f"| the document writes | in the lab |\n|---|---|\n{rows}")
 
 
 def _numbers(result: AuditResult) -> None:
@@ -75,9 +85,9 @@ def _numbers(result: AuditResult) -> None:
     )
 
 
-def _entry(result: AuditResult) -> None:
+def _entry(result: AuditResult, opened: bool) -> None:
     title = f"{result.step}: {result.verdict} (error {number(result.error)})"
-    with st.expander(title, icon=ICONS[result.verdict]):
+    with st.expander(title, icon=ICONS[result.verdict], expanded=opened):
         st.markdown(
             "**The lab's own completion (the document never writes this line)**"
             if result.written_by_lab
@@ -101,10 +111,26 @@ def _entry(result: AuditResult) -> None:
             st.info(plain(result.note), icon=":material/school:")
 
 
-def summary(results: list[AuditResult]) -> None:
-    """The count of every verdict and the summary table of every formula."""
-    st.subheader(counts(results))
-    st.dataframe(summary_frame(results), width="stretch", hide_index=True)
+def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
+    """The count of every verdict and the table of the formulas the filter keeps; returns the
+    formula whose row was selected (its explanation opens below), or None."""
+    st.header(counts(results))
+    shown = kept(results, verdict)
+    st.caption("Select a row to open that formula's explanation below.")
+    event = st.dataframe(
+        summary_frame(shown),
+        width="stretch",
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="audit_pick",
+        column_config={
+            "verdict": st.column_config.TextColumn(width="small", pinned=True),
+            "formula": st.column_config.TextColumn(width="medium"),
+        },
+    )
+    rows = event.selection.rows if event is not None else []
+    return shown[rows[0]] if rows and rows[0] < len(shown) else None
 
 
 def document_labels(results: list[AuditResult]) -> dict[str, str]:
@@ -112,12 +138,15 @@ def document_labels(results: list[AuditResult]) -> dict[str, str]:
     return {k: f"{d.name} ({sum(r.document == k for r in results)})" for k, d in DOCUMENTS.items()}
 
 
-def document_entries(results: list[AuditResult], key: str) -> None:
-    """One document's formulas, each folded, under its notation key."""
+def document_entries(
+    results: list[AuditResult], key: str, verdict: str = "all", opened: str | None = None
+) -> None:
+    """One document's formulas the filter keeps, each folded (the `opened` step unfolded),
+    under its notation key."""
     document = DOCUMENTS[key]
-    mine = [r for r in results if r.document == key]
-    st.subheader(document.name[0].upper() + document.name[1:])
+    mine = kept([r for r in results if r.document == key], verdict)
+    st.header(document.name[0].upper() + document.name[1:])
     st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
     _notation(document)
     for result in mine:
-        _entry(result)
+        _entry(result, result.step == opened)

@@ -19,6 +19,12 @@ import ln_core
 # Red for positive, blue for negative, white at 0: readable on a projector and in grey scale.
 DIVERGING = "RdBu_r"
 MARGIN = dict(l=40, r=10, t=20, b=40)
+# Okabe-Ito blue and orange: told apart with every common colour blindness; curves also differ
+# by marker or pattern, so no meaning rests on colour alone.
+BLUE, ORANGE = "#0072B2", "#E69F00"
+# Ticks and labels large enough for the back of a room, numbers as 1e-06 like every table.
+FONT = dict(size=15)
+EXPONENTS = dict(exponentformat="e", showexponent="all")
 
 # Figures stay small (at most a few MB for a 512 x 512 heatmap); the bound and the time to live
 # keep a class's worth of distinct inputs from growing the server without end.
@@ -36,13 +42,17 @@ def heatmap(
     step: int = 1,
     height: int = 420,
     boxes: Literal["rows", "columns"] | None = None,
+    limit: float | None = None,
 ) -> go.Figure:
     """A diverging heatmap centred at 0 whose hover shows (i, j, value).
 
     matrix: (R, C), sent as float32 to keep the page light. x0, y0, step place a window or a
     block-downsampled matrix at the right coordinates. boxes outlines each row or each column.
+    limit: the colour scale runs from -limit to +limit (default: the largest |entry|), so
+    panels compared side by side can share one scale.
     """
-    limit = float(np.max(np.abs(matrix))) if matrix.size else 1.0
+    if limit is None:
+        limit = float(np.max(np.abs(matrix))) if matrix.size else 1.0
     rows, cols = matrix.shape
     # float32 halves the payload, but turns entries past its range into inf.
     light = limit <= float(np.finfo(np.float32).max)
@@ -61,10 +71,12 @@ def heatmap(
     )
     if boxes is not None:
         fig.add_trace(_outlines(rows, cols, boxes))
+    # The x axis and its title sit on top: the figure's title goes above them, with room.
     fig.update_layout(
-        title=title,
+        title=dict(text=title, y=0.99, yanchor="top", x=0, xanchor="left"),
         height=height,
-        margin=dict(l=40, r=10, t=40, b=40),
+        font=FONT,
+        margin=dict(l=40, r=10, t=100, b=20),
         xaxis=dict(title=x_label, side="top", constrain="domain", **_integer_ticks(cols)),
         yaxis=dict(title=y_label, autorange="reversed", constrain="domain", **_integer_ticks(rows)),
     )
@@ -107,29 +119,51 @@ def _integer_ticks(count: int) -> dict:
 
 @_shared
 def error_vs_step(sweep: ln_core.StepSweep) -> go.Figure:
-    """Both dtypes' error curves against the step h (log-log), each with its default h."""
+    """Both dtypes' error curves against the step h (log-log), each with its default h marked
+    by a dashed line labelled at the line itself."""
     fig = go.Figure()
-    for curve, colour in ((sweep.float64, "#1c7ed6"), (sweep.float32, "#e8590c")):
+    curves = ((sweep.float64, BLUE, "circle", 1.0), (sweep.float32, ORANGE, "square", 0.9))
+    for curve, colour, marker, height in curves:
         name = curve.dtype.name
         fig.add_trace(
             go.Scatter(
-                x=sweep.steps, y=curve.errors, mode="lines+markers", name=name, line_color=colour
+                x=sweep.steps,
+                y=curve.errors,
+                mode="lines+markers",
+                name=name,
+                line_color=colour,
+                marker_symbol=marker,
+                hovertemplate="step h = %{x:.1e}<br>relative error of dx = %{y:.1e}"
+                f"<extra>{name}</extra>",
             )
         )
-        fig.add_vline(
-            x=curve.default_h,
-            line_dash="dash",
-            line_color=colour,
-            annotation_text=f"default h ({name})",
-            annotation_position="top",
+        fig.add_shape(
+            type="line",
+            x0=curve.default_h,
+            x1=curve.default_h,
+            y0=0,
+            y1=1,
+            yref="paper",
+            line=dict(color=colour, dash="dash"),
+        )
+        # On a log axis an annotation's x is the exponent: log10(h) puts the label at its line.
+        fig.add_annotation(
+            x=float(np.log10(curve.default_h)),
+            y=height,
+            yref="paper",
+            text=f"default h ({name}) = {curve.default_h:.1e}",
+            showarrow=False,
+            xanchor="left",
+            xshift=4,
+            bgcolor="rgba(255,255,255,0.85)",
         )
     fig.update_layout(
-        xaxis_type="log",
-        yaxis_type="log",
-        height=380,
-        xaxis_title="step h",
-        yaxis_title="relative error of dx",
-        margin=dict(l=40, r=10, t=30, b=40),
+        xaxis=dict(type="log", title="step h", **EXPONENTS),
+        yaxis=dict(type="log", title="relative error of dx", **EXPONENTS),
+        height=400,
+        font=FONT,
+        legend=dict(orientation="h", y=-0.25),
+        margin=dict(l=40, r=10, t=50, b=40),
     )
     return fig
 
@@ -138,39 +172,89 @@ def error_vs_step(sweep: ln_core.StepSweep) -> go.Figure:
 def eigenvalues(found: np.ndarray, predicted: np.ndarray | None) -> go.Figure:
     """found, predicted: (D,) ascending; the prediction drawn as crosses when there is one."""
     order = np.arange(1, found.size + 1)
-    fig = go.Figure(go.Scatter(x=order, y=found, mode="markers", name="eigenvalues of J"))
+    fig = go.Figure(
+        go.Scatter(
+            x=order,
+            y=found,
+            mode="markers",
+            name="eigenvalues of J",
+            marker=dict(color=BLUE, size=10, symbol="circle-open", line_width=2),
+            hovertemplate="index = %{x}<br>eigenvalue = %{y:.4g}<extra></extra>",
+        )
+    )
     if predicted is not None:
         fig.add_trace(
             go.Scatter(
                 x=order,
                 y=predicted,
                 mode="markers",
-                marker_symbol="x",
-                marker_size=10,
+                marker=dict(color=ORANGE, size=10, symbol="x"),
                 name="predicted",
+                hovertemplate="index = %{x}<br>predicted = %{y:.4g}<extra></extra>",
             )
         )
     fig.update_layout(
-        height=320, xaxis_title="index (ascending)", yaxis_title="eigenvalue", margin=MARGIN
+        height=320,
+        font=FONT,
+        xaxis_title="index (ascending)",
+        yaxis=dict(title="eigenvalue", **EXPONENTS),
+        margin=MARGIN,
     )
     return fig
 
 
 @_shared
 def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> go.Figure:
-    """One bar group per entry, one bar per part; every part has the same (K,) shape."""
-    fig = go.Figure([go.Bar(name=name, y=value.reshape(-1)) for name, value in parts.items()])
+    """One bar group per entry, one bar per part; every part has the same (K,) shape. Parts
+    differ by pattern as well as colour."""
+    colours, patterns = (BLUE, ORANGE, "#333333"), ("", "/", ".")
+    fig = go.Figure(
+        [
+            go.Bar(
+                name=name,
+                y=value.reshape(-1),
+                marker_color=colours[k % 3],
+                marker_pattern_shape=patterns[k % 3],
+                hovertemplate=f"{x_title} = %{{x}}<br>{name} = %{{y:.4g}}<extra></extra>",
+            )
+            for k, (name, value) in enumerate(parts.items())
+        ]
+    )
     fig.update_layout(
-        barmode="group", height=360, xaxis_title=x_title, yaxis_title=y_title, margin=MARGIN
+        barmode="group",
+        height=360,
+        font=FONT,
+        xaxis_title=x_title,
+        yaxis=dict(title=y_title, **EXPONENTS),
+        margin=MARGIN,
     )
     return fig
 
 
 @_shared
 def overlaid_histograms(parts: dict[str, np.ndarray], x_title: str) -> go.Figure:
-    """The distribution of each part's entries, drawn over one another."""
+    """The distribution of each part's entries, drawn over one another in colours and patterns
+    told apart without colour vision."""
+    colours, patterns = (BLUE, ORANGE), ("", "/")
     fig = go.Figure(
-        [go.Histogram(x=np.ravel(value), name=name, opacity=0.6) for name, value in parts.items()]
+        [
+            go.Histogram(
+                x=np.ravel(value),
+                name=name,
+                opacity=0.6,
+                marker_color=colours[k % 2],
+                marker_pattern_shape=patterns[k % 2],
+                hovertemplate=f"{x_title} = %{{x}}<br>count = %{{y}}<extra>{name}</extra>",
+            )
+            for k, (name, value) in enumerate(parts.items())
+        ]
     )
-    fig.update_layout(barmode="overlay", height=260, margin=MARGIN, xaxis_title=x_title)
+    fig.update_layout(
+        barmode="overlay",
+        height=280,
+        font=FONT,
+        margin=MARGIN,
+        xaxis=dict(title=x_title, **EXPONENTS),
+        yaxis_title="count of entries",
+    )
     return fig

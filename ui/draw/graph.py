@@ -16,6 +16,8 @@ from teaching.steps import Step
 # Colours chosen to stay distinct on a projector and for red-green colour blindness.
 FILL = {"pending": "#f2f2f2", "forward": "#cfe3ff", "gradient": "#ffd8a8"}
 CURRENT = "#ffe066"
+# Colour never says it alone: each status has its own outline too.
+OUTLINE = {"pending": 'style="filled,rounded,dotted"', "forward": "", "gradient": "peripheries=2"}
 EDGE, EDGE_ACTIVE = "#8a8a8a", "#c2255c"
 INPUT_FILL = "#e9ecef"
 INPUTS = ("x", "gamma", "beta", "eps")
@@ -64,10 +66,12 @@ def _node(name: str, current: Step, shapes: dict[str, tuple[int, ...]]) -> str:
     label = f"{position}. {name}\\n({shape})"
     if name == current.node:
         return (
-            f'  {name} [label="{label}", fillcolor="{CURRENT}", penwidth=3, '
+            f'  {name} [label="▶ {label}", fillcolor="{CURRENT}", penwidth=3, '
             f'color="{EDGE_ACTIVE}", fontname="Helvetica-Bold", margin="0.18,0.05"];'
         )
-    return f'  {name} [label="{label}", fillcolor="{FILL[current.status(name)]}"];'
+    status = current.status(name)
+    outline = f", {OUTLINE[status]}" if OUTLINE[status] else ""
+    return f'  {name} [label="{label}", fillcolor="{FILL[status]}"{outline}];'
 
 
 def _edge(current: Step, source: str, target: str, backwards: bool = False) -> str:
@@ -129,6 +133,7 @@ def focus_dot(current: Step, shapes: dict[str, tuple[int, ...]]) -> str:
 _VIEWS_CSS = f"""<style>
 .st-key-graph_whole svg text {{ font-size: {WHOLE_PT}px !important; }}
 .st-key-graph_focus svg text {{ font-size: {FOCUS_PT}px !important; }}
+.st-key-graph_focused svg text {{ font-size: {FOCUS_PT}px !important; }}
 .st-key-graph_focus {{ display: none; }}
 @media (max-width: 640px) {{
   .st-key-graph_whole {{ display: none; }}
@@ -137,18 +142,27 @@ _VIEWS_CSS = f"""<style>
 </style>"""
 
 
-def draw(current: Step, shapes: dict[str, tuple[int, ...]]) -> None:
-    """Both drawings of the step, each shown at the screen widths where it stays readable."""
+def draw(current: Step, shapes: dict[str, tuple[int, ...]], focused: bool = False) -> None:
+    """Both drawings of the step, each shown at the screen widths where it stays readable;
+    `focused`: the focused drawing alone, at every width."""
     st.html(_VIEWS_CSS)
-    st.container(key="graph_whole").graphviz_chart(graph_dot(current, shapes))
-    st.container(key="graph_focus").graphviz_chart(focus_dot(current, shapes))
-    st.caption(
-        "Grey ellipses: the inputs x, gamma, beta, eps, given. Grey boxes: not computed yet. "
-        "Blue: value known. Orange: gradient known. "
-        "Yellow with a red border: this step. "
+    if focused:
+        st.container(key="graph_focused").graphviz_chart(focus_dot(current, shapes))
+    else:
+        st.container(key="graph_whole").graphviz_chart(graph_dot(current, shapes))
+        st.container(key="graph_focus").graphviz_chart(focus_dot(current, shapes))
+    legend = (
+        "Ellipses: the inputs x, gamma, beta, eps, given. Dotted grey boxes: not computed yet. "
+        "Solid blue boxes: value known. Double-outlined orange boxes: gradient known. "
+        "▶ with a thick outline and bold name, yellow: this step. "
         + (
-            "Thick red edges: the inputs of this node."
+            "Thick edges: the inputs of this node."
             if not current.backward
-            else "Thick red edges: where this node's gradient comes from."
+            else "Thick edges: where this node's gradient comes from."
         )
     )
+    if focused:  # beside the step on a projector, the key folds away
+        with st.expander("How to read the graph"):
+            st.caption(legend)
+    else:
+        st.caption(legend)

@@ -8,7 +8,7 @@ import streamlit as st
 
 import ln_core
 from teaching.verdicts import most_telling, rounding_agreement
-from ui.draw.tables import vectors_frame
+from ui.draw.tables import numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 
 CLOSED_FORM = (
@@ -31,22 +31,20 @@ def result_panel(
     """dx for the vectors on screen (x's shape at `index`), dgamma and dbeta (D,), and the
     closed form judged against them (`judgements`, by gradient) in `dtype`; hint: the inputs
     that would resolve what these cannot (teaching.verdicts.resolving_inputs)."""
-    st.subheader("The result: dx, dgamma, dbeta")
-    staged, compact = st.columns([3, 2], gap="large")
-    with staged:
-        st.caption("dx: how the loss moves with each entry of x (one row per vector)")
-        st.dataframe(vectors_frame(grads.dx[index]), width="stretch")
-        # A skipped parameter has no gradient; per sequence each has one value per entry of
-        # the (L, D) block, shown flattened.
-        present = {
-            n: g for n, g in (("dgamma", grads.dgamma), ("dbeta", grads.dbeta)) if g is not None
-        }
-        if present:
-            st.caption(f"{' and '.join(present)}: one value per feature, summed over every vector")
-            params = vectors_frame(np.stack([g.reshape(-1) for g in present.values()]))
-            params.index = list(present)
-            st.dataframe(params, width="stretch")
-    with compact:
+    st.header("The result: dx, dgamma, dbeta")
+    # Full width: a table of D = 8 features needs the page's width to show every column.
+    st.caption("dx: how the loss moves with each entry of x (one row per vector)")
+    numbers_table(vectors_frame(grads.dx[index]))
+    # A skipped parameter has no gradient; per sequence each has one value per entry of the
+    # (L, D) block, shown flattened.
+    present = {n: g for n, g in (("dgamma", grads.dgamma), ("dbeta", grads.dbeta)) if g is not None}
+    if present:
+        st.caption(f"{' and '.join(present)}: one value per feature, summed over every vector")
+        params = vectors_frame(np.stack([g.reshape(-1) for g in present.values()]))
+        params.index = list(present)
+        numbers_table(params)
+    formulas, check = st.columns([3, 2], gap="large")
+    with formulas:
         st.markdown("**The same result in one line each**")
         st.latex(CLOSED_FORM)
         st.latex(PARAMETERS)
@@ -54,6 +52,7 @@ def result_panel(
             "Bars are means over the D features; x̂ is normalized_x. The twenty steps, "
             "multiplied out, give exactly these lines."
         )
+    with check:
         worst = most_telling(judgements)
         verdict = rounding_agreement(
             "the twenty staged steps against the one-line closed form "

@@ -10,38 +10,51 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import ln_core
 from ln_core.forward import NODE_NAMES
 from ln_core.verdict import FAIL
 from teaching.glossary import meaning
 from teaching.steps import Step
-from teaching.verdicts import numerical_agreement
+from teaching.verdicts import numerical_agreement, rounding_agreement
 from ui.draw.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.draw.graph import draw
-from ui.draw.tables import contributions_frame, vectors_frame
+from ui.draw.tables import contributions_frame, numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 
 
-def graph(current: Step, cache: ln_core.Cache) -> None:
-    """The ten-node graph coloured by what this step has computed, and its legend."""
-    draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES})
+def graph(current: Step, cache: ln_core.Cache, focused: bool = False) -> None:
+    """The ten-node graph coloured by what this step has computed, and its legend; `focused`:
+    only the current node with its inputs and consumers (beside the step on a projector)."""
+    draw(current, {n: getattr(cache, n).shape for n in NODE_NAMES}, focused)
 
 
-def lines(current: Step, cache: ln_core.Cache) -> None:
+def lines(
+    current: Step,
+    cache: ln_core.Cache,
+    answered: bool = True,
+    where: tuple[DeltaGenerator, DeltaGenerator] | None = None,
+) -> None:
     """The node's forward line (and on the way back the local derivative), named in words,
-    and what the line skips when the layer has no gamma or no beta."""
+    and what the line skips when the layer has no gamma or no beta.
+
+    Before a quiz question is `answered`, only the forward line shows: the notes and the local
+    derivative would give its answer away (step 8's "just under 1", step 17's "· 1").
+    `where`: the forward line's and the local derivative's places (default: two columns).
+    """
     node = current.node
     st.caption(f"`{node}`: {meaning(node)}.")
-    left, right = st.columns(2, gap="large")
+    left, right = where or st.columns(2, gap="large")
     with left:
-        st.markdown("**Forward line**")
+        if where is None or current.backward:  # alone on a projector, the line needs no title
+            st.markdown("**Forward line**")
         st.latex(FORWARD[node])
         if cache.skipped_in(node):
             st.info(f"This layer has no {' and '.join(cache.skipped_in(node))}: {cache.line(node)}")
-        if node in FORWARD_NOTE:
+        if node in FORWARD_NOTE and answered:
             st.caption(FORWARD_NOTE[node])
-    if current.backward:
+    if current.backward and answered:
         with right:
             st.markdown("**Local derivative used**")
             st.latex(BACKWARD[node])
@@ -49,10 +62,19 @@ def lines(current: Step, cache: ln_core.Cache) -> None:
                 st.caption(BACKWARD_NOTE[node])
 
 
+def before_the_root(current: Step, nodes: dict[str, np.ndarray]) -> None:
+    """A forward step that stays defined when the output is not: its line and every vector's
+    value (`nodes`: ln_core's nodes_before_the_root)."""
+    node = current.node
+    st.caption(f"`{node}`: {meaning(node)}.")
+    st.latex(FORWARD[node])
+    table(nodes[node], f"{node}: shape {nodes[node].shape}")
+
+
 def table(array: np.ndarray, caption: str) -> None:
     """An array as one row per vector, under a caption naming it."""
     st.caption(caption)
-    st.dataframe(vectors_frame(array), width="stretch")
+    numbers_table(vectors_frame(array))
 
 
 def node_value(current: Step, cache: ln_core.Cache, index: tuple[int, ...]) -> None:
@@ -70,7 +92,7 @@ def gradient(
     if node in MERGES:
         st.caption("Both contributions and their sum, vector by vector")
         parts = [(label, getattr(grads, field)[index]) for label, field in MERGES[node]]
-        st.dataframe(contributions_frame(parts), width="stretch")
+        numbers_table(contributions_frame(parts))
     value = grads.of(node)
     table(value[index], f"d{node}: shape {value.shape}")
     if node == "normalized_x" and grads.dgamma is not None:
@@ -135,3 +157,37 @@ def numerical_check(
         )
         for checked in current.checked:
             _check(checks[checked], dtype, hint, checked, index)
+
+
+def why_dx_sums_to_zero(
+    result: ln_core.DxSum, dtype: str, hint: str, index: tuple[int, ...], jacobian_shown: bool
+) -> None:
+    """The last step: Σ dx for the vectors on screen (`result`), why it is 0, and (if the
+    lesson shows that page) where the Jacobian page shows the same fact as J · 1 = 0."""
+    st.markdown("**Why the entries of dx add up to 0**")
+    st.markdown(
+        "x reaches the loss through `x_sm` and through `sample_mean`. The `sample_mean` path "
+        "hands every entry −(1/D) Σ `dx_sm`, which cancels the `x_sm` path's sum exactly. In "
+        "words: moving every x_j by the same amount moves the mean by that amount and changes "
+        "nothing after it, so the loss cannot change and the gradient has no component along "
+        "(1, 1, …, 1)."
+    )
+    sums = vectors_frame(result.sums[index])
+    sums.columns = ["Σ dx"]
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        numbers_table(sums)
+    verdict = rounding_agreement(
+        "Σ dx over each vector against 0, next to Σ |dx| (the entries it adds)",
+        result.judgement,
+        dtype,
+        hint,
+    )
+    verdict_metric("largest |Σ dx| / Σ |dx|", f"{result.relative:.1e}", verdict, right)
+    if jacobian_shown:
+        st.page_link(
+            "pages/lab/jacobian.py",
+            label="The same fact on the Jacobian page: J · 1 = 0 (a shift of x moves no output), "
+            "so Σ dx = doutᵀ J 1 = 0",
+            icon=":material/grid_on:",
+        )

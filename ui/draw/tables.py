@@ -49,6 +49,18 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_columns(column, rows.shape[1]), index=index)
 
 
+# Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
+# every digit (hover a cell, or copy the table).
+DISPLAY_FORMAT = "%.4g"
+
+
+def numbers_table(frame: pd.DataFrame, **kwargs) -> None:
+    """st.dataframe with every number column rounded for display, never cut mid-number."""
+    numeric = frame.select_dtypes("number").columns
+    formats = {str(c): st.column_config.NumberColumn(format=DISPLAY_FORMAT) for c in numeric}
+    st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
+
+
 def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
     """Several arrays of one shape interleaved per vector: row i of each part, then row i + 1.
 

@@ -20,9 +20,11 @@ from ui.server import compute
 
 @dataclass(frozen=True)
 class Exercise:
-    """A question to answer before looking, and how the app answers it from `Inputs`."""
+    """A question to answer before looking, the predictions offered, and how the app answers
+    it from `Inputs`."""
 
     prompt: str
+    options: tuple[str, ...]
     answer: Callable[[Inputs], str]
 
 
@@ -124,31 +126,37 @@ def exercise(url_path: str, seed: int) -> Exercise | None:
         "": Exercise(
             "A constant vector has variance 0. With eps = 0, is its output 0, beta, or not "
             "defined at all? And with eps = 1e-5?",
+            ("0, then 0", "beta, then beta", "not defined, then beta", "not defined, then 0"),
             _constant_without_eps,
         ),
         "inputs": Exercise(
             "Let dout be one-hot at the first output of the first vector. How many entries of "
             "that vector's dx are not zero: one, or all D?",
+            ("one", "all D"),
             _one_hot_reaches_every_input,
         ),
         "stepper": Exercise(
             "At step 19 two paths meet in dx_sm. Which carries more: the path from "
             "normalized_x or the path from sq_xsm?",
+            ("from normalized_x", "from sq_xsm"),
             _dominant_path,
         ),
         "jacobian": Exercise(
             "Add the same number to every entry of x. How much does y move: as much, a little, "
             "or not at all?",
+            ("as much", "a little", "not at all"),
             _shift_does_nothing,
         ),
         "gradcheck": Exercise(
             "Five bugs can be injected under Break the backward. Which of them will the check "
             "miss at the current inputs (at eps as set in the sidebar)?",
+            ("none of them", "some of them", "all five"),
             _missed_bugs,
         ),
         "residual": Exercise(
             "Which path hands more of the gradient back to x: the skip connection or the "
             "path through F?",
+            ("the skip connection", "the path through F"),
             lambda inputs: _skip_or_sublayer(inputs, seed),
         ),
     }

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui.entry.errors import shown_errors
+from ui.entry.errors import literal, shown_errors
 from ui.lesson.exercises import exercise
-from ui.session import state
+from ui.session import share, state
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,8 @@ PATH: tuple[Stop, ...] = (
         "residual",
         "LayerNorm inside a post-LN residual block: x's gradient along two paths.",
         (
-            "Compare the two bars of each feature: the skip hands dz straight back.",
+            "Compare the three bars of each feature: the skip hands dz straight back, F adds its "
+            "share, and dx is their sum.",
             "Change the seed to draw another sublayer F.",
         ),
     ),
@@ -129,14 +130,26 @@ def _check(url_path: str) -> None:
 
 
 def _exercise(url_path: str) -> None:
-    """The page's predict-then-check question; the answer is computed only when asked for."""
+    """The page's predict-then-check question: a prediction first, then the answer, computed
+    only when asked for."""
     question = exercise(url_path, int(st.session_state["seed"]))
     if question is None:
         return
     st.markdown(f"**Predict, then check.** {question.prompt}")
+    guess_key = f"guess_guide_{url_path or 'home'}"
     if url_path not in st.session_state["guide_checked"]:
-        st.button("Check my prediction", key="guide_check", on_click=_check, args=(url_path,))
+        st.radio("Your prediction", question.options, index=None, key=guess_key, horizontal=True)
+        st.button(
+            "Check my prediction",
+            key="guide_check",
+            on_click=_check,
+            args=(url_path,),
+            disabled=st.session_state.get(guess_key) is None,
+        )
         return
+    guess = st.session_state.get(guess_key)
+    if guess is not None:
+        st.markdown(f"Your prediction: {literal(guess)}")
     with shown_errors():
         st.info(question.answer(state.inputs()), icon=":material/lightbulb:")
 
@@ -149,6 +162,32 @@ def following(current: str, shown: Sequence[StreamlitPage]) -> StreamlitPage | N
     return next((by_path[path] for path in later if path in by_path), None)
 
 
+def out_of_lesson(page: StreamlitPage) -> StreamlitPage:
+    """`page` kept reachable by its URL but out of the menu (a link hid it)."""
+    return st.Page(
+        STOPS[page.url_path].script, title=page.title, url_path=page.url_path, visibility="hidden"
+    )
+
+
+def not_in_lesson(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
+    """What a link to a hidden page shows instead of the page."""
+    st.title(page.title)
+    st.info(
+        f"The {page.title} page is not part of this lesson: the link you opened leaves it out. "
+        "Carry on from the start of the lesson.",
+        icon=":material/visibility_off:",
+    )
+    st.page_link(shown[0], label=f"Go to {shown[0].title}", icon=":material/arrow_forward:")
+
+
+def preceding(current: str, shown: Sequence[StreamlitPage]) -> StreamlitPage | None:
+    """The page before `current` on the path among those shown, or None before the first."""
+    by_path = {page.url_path: page for page in shown}
+    order = [stop.url_path for stop in PATH]
+    earlier = order[: order.index(current)] if current in order else []
+    return next((by_path[path] for path in reversed(earlier) if path in by_path), None)
+
+
 def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
     """What to try on `page`, its exercise, and a link to the next of the `shown` pages."""
     stop = STOPS.get(page.url_path)
@@ -156,15 +195,31 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
         return
     with st.container(key="guide"):
         st.divider()
-        st.subheader("What to try")
+        with st.popover("Copy a link to this view", icon=":material/link:"):
+            st.caption(
+                "Opens this page with these numbers in any browser (copy with the icon at the "
+                "right of the box)."
+            )
+            warning = share.link_warning()
+            if warning:
+                st.caption(f":material/wifi_off: {warning}")
+            st.code(share.current_link(), language=None, wrap_lines=True)
+        st.header("What to try")
         st.markdown("\n".join(f"- {line}" for line in stop.tries))
         _exercise(page.url_path)
+        # Keyed, so the stepper's keys (a clicker) lead on past its last step or back before
+        # its first.
+        before = preceding(page.url_path, shown)
+        if before is not None:
+            with st.container(key="guide_back"):
+                st.page_link(before, label=f"Back: {before.title}", icon=":material/arrow_back:")
         after = following(page.url_path, shown)
-        if after is None:
-            st.page_link(shown[0], label="Back to the start: Overview", icon=":material/home:")
-        else:
-            st.page_link(
-                after,
-                label=f"Next: {after.title} · {STOPS[after.url_path].teaches}",
-                icon=":material/arrow_forward:",
-            )
+        with st.container(key="guide_next"):
+            if after is None:
+                st.page_link(shown[0], label="Back to the start: Overview", icon=":material/home:")
+            else:
+                st.page_link(
+                    after,
+                    label=f"Next: {after.title} · {STOPS[after.url_path].teaches}",
+                    icon=":material/arrow_forward:",
+                )

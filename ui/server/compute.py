@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 import ln_core
+from ln_core.defined_nodes import nodes_before_the_root as nodes_before_the_root_of
 from ln_core.derivation import DerivationCheck, check_formula
 from ln_core.residual_check import residual_judgements
 from teaching.upstream import squared_error_gradient
@@ -206,3 +207,18 @@ def closed_form(inputs: Inputs) -> tuple[ln_core.Grads, dict[str, ln_core.Judgem
     cache, grads = forward_backward(inputs)
     closed = ln_core.closed_form_backward(inputs.dout, cache)
     return closed, ln_core.agreement(cache, inputs.dout, grads, closed)
+
+
+@cached(32, 4)
+def dx_sum(inputs: Inputs) -> ln_core.DxSum:
+    """Σ dx over each vector of the inputs, and its size next to dx."""
+    cache, grads = forward_backward(inputs)
+    return ln_core.dx_sum(grads, cache)
+
+
+@cached(16, 8)
+def nodes_before_the_root(inputs: Inputs) -> dict[str, np.ndarray]:
+    """Nodes 1..5 (sample_mean to sve), defined even where the output is not."""
+    return nodes_before_the_root_of(
+        inputs.x, inputs.layer_gamma, inputs.layer_beta, inputs.eps, inputs.axis
+    )

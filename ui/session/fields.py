@@ -27,21 +27,23 @@ def number_field(
     st.text_input(
         label, help=help_text, **state.bound(key, on_change, parse=parse, show=format_number)
     )
-    problem = take_refusal(key)
-    if problem is not None:
-        typed, reason = problem
+    said = take_refusal(label, key)
+    if said is not None:
         shown = format_number(st.session_state[key])
-        st.error(f"{label}: {typed} {reason}. It stays {shown}.", icon=":material/error:")
+        st.error(f"{said}. It stays {shown}.", icon=":material/error:")
 
 
-def take_refusal(key: str) -> tuple[str, str] | None:
-    """The typed text a bound field refused and why (see state.bound), or None; taken, so it
-    is said once: the field itself shows the value kept from then on."""
+def take_refusal(label: str, key: str) -> str | None:
+    """What the field `label` refused and why, as a sentence (see state.bound), or None; taken,
+    so it is said once: the field itself shows the value kept from then on."""
     s = st.session_state
     problem = s["field_problems"].get(key)
     if problem is not None:
         s["field_problems"] = {k: v for k, v in s["field_problems"].items() if k != key}
-    return problem
+        typed, reason = problem
+        # A reason that quotes the text ("holds “abc”, ...") needs it only once.
+        return f"{label} {reason}" if reason.startswith("holds ") else f"{label}: {typed} {reason}"
+    return None
 
 
 def whole_field(

@@ -25,9 +25,6 @@ def _short(text: object) -> str:
 def formula_box(label: str, key: str) -> None:
     """A one-line text box for a formula; a refused text is named under it, the old one kept."""
     st.text_input(label, max_chars=MAX_CHARS + 1, **state.bound(key, parse=_short))
-    problem = take_refusal(key)
-    if problem is not None:
-        typed, reason = problem
-        st.error(
-            f"{label}: {typed} {reason}. The formula before it is kept.", icon=":material/error:"
-        )
+    said = take_refusal(label, key)
+    if said is not None:
+        st.error(f"{said}. The formula before it is kept.", icon=":material/error:")

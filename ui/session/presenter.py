@@ -12,17 +12,29 @@ from ui.session import state
 _PRESENTER_RULES = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p,
-[data-testid="stCaptionContainer"] { color: #000 !important; }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {
+  color: #000 !important; opacity: 1 !important; }
+button[kind^="primary"]:not(:disabled) [data-testid="stMarkdownContainer"] p {
+  color: #fff !important; }
 h1 { font-size: 2.4rem !important; }
-h3 { font-size: 1.7rem !important; }
+h2 { font-size: 1.7rem !important; }
+.st-key-stepper_title { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); }
 .katex-display > .katex { font-size: 1em; }
-[data-testid="stDataFrame"] { font-size: 1.1rem; }
+[data-testid="stDataFrame"] { font-size: 1rem; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
 .st-key-stepper_nav { border-bottom: 2px solid #000; padding-bottom: 0.4rem; }
-[data-testid="stMainBlockContainer"] { padding: 3.6rem 1.2rem 3rem; }
+[data-testid="stMainBlockContainer"] { padding: 3rem 1.2rem 3rem; }
+.st-key-stepper_nav { top: 3.75rem; }
+.st-key-graph_focused svg { max-width: 100%; height: auto; }
+.st-key-presenter_step [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
+.st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  min-width: 0; flex: 66 1 0 !important; }
+.st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {
+  flex: 34 1 0 !important; }
+[data-testid="stMain"] h2 { padding-top: 0.2rem; }
 .st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
   width: auto; }
-.st-key-stepper_keys { position: absolute; width: 0; height: 0; overflow: hidden; }
 """
 # The sidebar leaves the screen to the content; the Controls popover brings it back.
 _HIDE_SIDEBAR = """
@@ -34,8 +46,9 @@ _HIDE_SIDEBAR = """
 # wraps the row in a box exactly its height, which leaves it no room to stick: the wrapper is
 # dissolved so the row sticks within the page.
 _STICKY_NAV = """
+.st-key-stepper_keys { position: absolute; width: 0; height: 0; overflow: hidden; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-stepper_nav) { display: contents; }
-.st-key-stepper_nav { position: sticky; top: 3.2rem; z-index: 990; background: #fff; }
+.st-key-stepper_nav { position: sticky; top: 3.75rem; z-index: 990; background: #fff; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
 # formulas wrap under each other before they get too narrow, and a link's or a metric's label
@@ -69,39 +82,103 @@ _NAV_ROW = """
 """
 
 # ArrowRight / PageDown press Next and ArrowLeft / PageUp press Prev, as a presenter's clicker
-# sends them; keys typed into a field or moving the slider are left alone. The listener lives
-# on the app's document (this iframe is same-origin); one rerun's listener replaces the last,
-# and it does nothing once presenter mode (which draws .st-key-stepper_keys) is off.
+# sends them; on the last step Next leads on to the next page of the lesson (the guide's link),
+# on the first Prev back to the page before. Keys typed into a field or moving the slider are
+# left alone. The listener lives on the app's document (this iframe is same-origin); one
+# rerun's listener replaces the last, and it does nothing once the stepper (which draws
+# .st-key-stepper_keys) is not on screen.
 _KEYS_SCRIPT = """<script>
 const doc = window.parent.document;
 const keys = {ArrowRight: "Next", PageDown: "Next", ArrowLeft: "Prev", PageUp: "Prev"};
 function onKey(event) {
   const label = keys[event.key];
   const target = event.target;
-  if (!label || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!label || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
   if (!doc.querySelector(".st-key-stepper_keys")) return;
   if (target.closest && target.closest('input, textarea, select, [role="slider"], '
-      + '[contenteditable="true"], [role="listbox"], [role="combobox"]')) return;
+      + '[contenteditable="true"], [role="listbox"], [role="combobox"], [role="radiogroup"], '
+      + '[role="switch"], [data-testid="stDataFrame"]')) return;
   const button = [...doc.querySelectorAll('.st-key-stepper_nav button')]
     .find(b => b.innerText.trim().endsWith(label));
   if (!button) return;
   event.preventDefault();
-  if (!button.disabled) button.click();
+  if (!button.disabled) { button.click(); return; }
+  const away = doc.querySelector(`.st-key-guide_${label === "Next" ? "next" : "back"} a`);
+  if (away) away.click();
 }
 if (window.parent.__lnlabKeys) doc.removeEventListener("keydown", window.parent.__lnlabKeys);
 window.parent.__lnlabKeys = onKey;
 doc.addEventListener("keydown", onKey);
 </script>"""
-KEYS_NOTE = "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev."
+KEYS_NOTE = (
+    "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev; past the last step, "
+    "the next page."
+)
 
-_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}"
+# Always on: text a student must read is dark enough (WCAG AA, 4.5:1). Streamlit draws captions
+# and help text at 60 % of the text colour (3.9:1 on white).
+_CONTRAST = """
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] *,
+[data-testid="stWidgetLabel"] small, [data-testid="stTooltipHoverTarget"] ~ *,
+[data-testid="stSidebar"] [data-testid="stMarkdownContainer"] p { color: #55575e; opacity: 1; }
+"""
+
+# Always on: section headings are h2 under each page's h1 (no level skipped), drawn at the size
+# of Streamlit's h3 they replaced.
+_HEADINGS = """
+[data-testid="stMain"] h2 { font-size: 1.75rem; }
+"""
+
+_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}"
+
+
+# The first stop of the Tab key on every page: a link past the sidebar's pages and controls to
+# the page's own heading, from which the next Tab reaches the page's first control. Added once
+# to the document's top, shown only while it has the focus. A formula wider than a phone
+# scrolls in its box: the box takes the focus, so the keyboard can scroll it too.
+_SKIP_LINK = """<script>
+(() => {
+  if (document.getElementById("lnlab-skip")) return;
+  const style = document.createElement("style");
+  style.textContent = `#lnlab-skip { position: fixed; left: -9999px; top: 0.5rem; z-index: 1000001;
+    background: #fff; color: #000; padding: 0.5rem 1rem; border: 2px solid #000; }
+    #lnlab-skip:focus { left: 0.5rem; }`;
+  document.head.appendChild(style);
+  const link = document.createElement("a");
+  link.id = "lnlab-skip";
+  link.href = "#";
+  link.textContent = "Skip to the page's content";
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    const main = document.querySelector('[data-testid="stMain"]');
+    const target = main.querySelector("h1, h2") || main;
+    target.setAttribute("tabindex", "-1");
+    target.focus();
+  });
+  document.body.insertBefore(link, document.body.firstChild);
+  const focusable = () => document.querySelectorAll(".katex-display:not([tabindex])")
+    .forEach(box => box.setAttribute("tabindex", "0"));
+  new MutationObserver(focusable).observe(document.body, {childList: true, subtree: true});
+  focusable();
+})();
+</script>"""
+
+
+def skip_link() -> None:
+    """The skip link (in the sidebar's part of the page: in the main area even an empty element
+    adds a gap)."""
+    st.sidebar.html(_SKIP_LINK, unsafe_allow_javascript=True)
 
 
 def apply_style() -> None:
-    """Inject the page style for the current mode; in presenter mode, the Controls popover."""
+    """Inject the page style for the current mode; in presenter mode, the Controls popover
+    (unless a link hid the controls: then the sidebar it would bring back stays hidden too)."""
     s = st.session_state
     if not s["presenter"]:
         st.html(f"<style>{_ALWAYS}</style>")
+        return
+    if "controls" in s["hidden"]:
+        st.html(f"<style>{_ALWAYS}{_PRESENTER_RULES}</style>")
         return
     sidebar = "" if s["presenter_sidebar"] else _HIDE_SIDEBAR
     st.html(f"<style>{_ALWAYS}{_PRESENTER_RULES}{sidebar}</style>")
@@ -115,8 +192,6 @@ def apply_style() -> None:
 
 
 def keyboard() -> None:
-    """In presenter mode, step with the keyboard: the listener, and a note saying how."""
-    if st.session_state["presenter"]:
-        with st.container(key="stepper_keys"):
-            components.html(_KEYS_SCRIPT, height=0)
-        st.caption(KEYS_NOTE)
+    """Step with the keyboard (in every mode); KEYS_NOTE says how, where the page has room."""
+    with st.container(key="stepper_keys"):
+        components.html(_KEYS_SCRIPT, height=0)

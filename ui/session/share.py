@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import numpy as np
 import streamlit as st
@@ -22,15 +22,19 @@ import streamlit as st
 from ln_core.bugs import Bug
 from ln_core.derivation import TARGETS
 from teaching.presets import PRESETS, make_example
+from teaching.quiz import PAGE_QUESTIONS
 from teaching.steps import N_STEPS
 from ui.entry.errors import listed, literal
 from ui.entry.inputs import AFFINE, PER
 from ui.entry.limits import LINK_FORMULA_CHARS, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.entry.numbers import parse_eps, parse_number, parse_whole
-from ui.session import state
+from ui.session import address, state
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
 HIDEABLE = ("controls",)
+# Answers already shown: the stepper's steps and the pages' questions (revealed), and the
+# pages whose predict-then-check answer was asked for (guide_checked), by their URL path.
+REVEALABLE = tuple(str(n) for n in range(1, N_STEPS + 1)) + tuple(PAGE_QUESTIONS)
 
 
 def _whole(low: int, high: int) -> Callable[[str], int]:
@@ -78,7 +82,7 @@ SCALARS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "presenter": ("presenter", _flag),
     "quiz": ("quiz", _flag),
     "paths": ("jacobian_paths", _flag),
-    "bug": ("bug", _choice([bug.value for bug in Bug])),
+    "bug": ("bug", _choice(["none", *(bug.value for bug in Bug)])),
     "affine": ("affine", _choice(AFFINE)),
     "quantity": ("derive_target", _choice(TARGETS)),
     "formula": ("derive_formula", _formula),
@@ -95,6 +99,8 @@ class LinkState:
     values: dict[str, Any] = field(default_factory=dict)
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()
+    revealed: frozenset[int | str] = frozenset()
+    checked: frozenset[str] = frozenset()
     problems: list[str] = field(default_factory=list)
 
 
@@ -134,7 +140,27 @@ def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
             hidden.add(item)
         else:
             problems.append(f"hide={literal(item)} names no page or control")
-    return LinkState(values, arrays, frozenset(hidden), problems)
+    revealed = _names(params.get("rev", ""), REVEALABLE, "rev", "step or question", problems)
+    checked = _names(params.get("checked", ""), ("home", *page_names), "checked", "page", problems)
+    return LinkState(
+        values,
+        arrays,
+        frozenset(hidden),
+        frozenset(int(n) if n.isdigit() else n for n in revealed),
+        frozenset("" if n == "home" else n for n in checked),
+        problems,
+    )
+
+
+def _names(text: str, known: Any, key: str, kind: str, problems: list[str]) -> list[str]:
+    """The comma-separated names in `text` that are `known`; the others become problems."""
+    found = []
+    for item in filter(None, text.split(",")):
+        if item in known:
+            found.append(item)
+        else:
+            problems.append(f"{key}={literal(item)} names no {kind}")
+    return found
 
 
 # Link values that pick one entry of an axis of x: state key -> (query key, what an entry
@@ -206,6 +232,9 @@ def apply(link: LinkState, session: Any) -> list[str]:
             continue
         session[name] = flat.reshape(expected[name])
     session["hidden"] = link.hidden
+    # After regenerate(), which forgets the answers shown for the numbers it replaces.
+    session["revealed"] = link.revealed
+    session["guide_checked"] = link.checked
     state.bump_editors()
     return problems
 
@@ -224,6 +253,10 @@ def encode(session: Any) -> dict[str, str]:
                 params[name] = ",".join(repr(float(v)) for v in session[name].ravel())
     if session.get("hidden"):
         params["hide"] = ",".join(sorted(session["hidden"]))
+    if session.get("revealed"):
+        params["rev"] = ",".join(sorted(str(n) for n in session["revealed"]))
+    if session.get("guide_checked"):
+        params["checked"] = ",".join(sorted(n or "home" for n in session["guide_checked"]))
     return params
 
 
@@ -281,7 +314,13 @@ def write_link() -> None:
     st.query_params.from_dict(encode(st.session_state))
 
 
-def current_link() -> str:
-    """The full link to this view, for the copy-link control."""
-    base = (st.context.url or "http://localhost:8501").split("?")[0]
-    return f"{base}?{urlencode(encode(st.session_state))}"
+def current_link(url_path: str | None = None) -> str:
+    """The full link to this view at the address a class can open: this page, or the page
+    `url_path` ("" for the Overview) with this session's state."""
+    path = urlsplit(st.context.url or "").path if url_path is None else f"/{url_path}"
+    return f"{address.current().base}{path}?{urlencode(encode(st.session_state))}"
+
+
+def link_warning() -> str | None:
+    """Why students cannot open this server's links, or None."""
+    return address.current().warning

@@ -129,15 +129,23 @@ SCHEMA: dict[str, Key] = {
     "view_t": Key(0, _P, "the chosen token of a batch element", whole(0, SIDEBAR["l"].high - 1)),
     "norm_kind": Key("layer", _P, "layer, batch or rms on the comparison page", one_of(NORM_KINDS)),
     "bug": Key(
-        "drop_variance_path",
+        "none",
         _P,
-        "the gradient check's chosen bug (a Bug's value)",
-        one_of([bug.value for bug in Bug]),
+        "the gradient check's injected bug: a Bug's value, or none",
+        one_of(["none", *(bug.value for bug in Bug)]),
     ),
     "jacobian_paths": Key(False, _P, "the Jacobian page shows J's three paths", _flag),
     "audit_document": Key(
         "000", _P, "the audit document whose formulas are unfolded", one_of(DOCUMENTS)
     ),
+    "audit_filter": Key(
+        "all",
+        _P,
+        "the audit's verdict filter: all, wrong or cannot decide",
+        one_of(("all", "wrong", "cannot decide")),
+    ),
+    "audit_open": Key(None, _D, "the audit formula (its step) whose explanation is unfolded"),
+    "audit_pick": Key(None, _W, "the row selected in the audit's summary table"),
     "derive_target": Key(
         "dx", _P, "the gradient a typed formula claims (a key of TARGETS)", one_of(TARGETS)
     ),
@@ -169,6 +177,7 @@ SCHEMA: dict[str, Key] = {
     "editor_version": Key(0, _D, "part of every editor's key: a new one shows new arrays"),
     "revealed": Key(frozenset(), _D, "questions whose answer is shown: steps and page names"),
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
+    "view_page": Key("", _D, "the last page shown other than Export: the page its link opens"),
     "guide_checked": Key(frozenset(), _D, "pages whose predict-then-check answer is shown"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
     "reconnect_seen": Key(None, _D, "the browser's saved view was checked on the first run"),
@@ -187,6 +196,8 @@ FAMILIES: dict[str, Key] = {
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
+    "builder_": Key(None, _W, "the Export page's link builder for a class: builder_<choice>"),
+    "FormSubmitter:": Key(None, _W, "a form's submit button, keyed by Streamlit itself"),
     "live_": Key(None, _W, "a live class control: the bar's buttons, a vote, the Class page's"),
 }
 SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)
@@ -321,6 +332,23 @@ def load_csv(data: str | bytes) -> None:
         replace_x(parse_csv(data))
     except ValueError as err:
         st.session_state["csv_error"] = str(err)
+
+
+def load_csv_fields() -> None:
+    """The CSV form's callback: the uploaded file if there is one, else the pasted text."""
+    s = st.session_state
+    uploaded = s.get("csv_file")
+    if uploaded is None and not (s.get("csv_text") or "").strip():
+        s["csv_error"] = "Paste CSV into the box or choose a file first."
+        return
+    load_csv(uploaded.getvalue() if uploaded is not None else s["csv_text"])
+
+
+def plain_affine() -> None:
+    """Button callback: gamma = 1 and beta = 0 for every feature (the output is normalized_x)."""
+    s = st.session_state
+    s["gamma"], s["beta"] = np.ones_like(s["gamma"]), np.zeros_like(s["beta"])
+    bump_editors()
 
 
 def upstream_gradient() -> np.ndarray:

@@ -22,7 +22,7 @@ def navigation() -> Step:
     s = st.session_state
     current = step(s["step"])
     direction = "backward" if current.backward else "forward"
-    st.subheader(
+    st.header(
         f"Step {current.number} of {N_STEPS} · {direction} · node {current.index}: "
         f"{'d' if current.backward else ''}{current.node}"
         + (" and dx" if current.backward and current.index == 1 else "")
@@ -45,7 +45,14 @@ def navigation() -> Step:
         icon=":material/arrow_forward:",
         type="primary",
     )
-    nav[2].slider("Step", 1, N_STEPS, **state.bound("step", widget="slider"))
+    # On a projector the slider's label gives way to the step (its number shows on the knob).
+    nav[2].slider(
+        "Step",
+        1,
+        N_STEPS,
+        label_visibility="collapsed" if s["presenter"] else "visible",
+        **state.bound("step", widget="slider"),
+    )
     nav[3].selectbox(
         "Jump to",
         list(range(1, N_STEPS + 1)),

@@ -1,0 +1,55 @@
+"""Dead ends (issue 21): a constant vector with eps = 0 still shows steps 1 to 5, says why the
+rest is undefined once and in words, keeps the guide; a refused field says its text once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from teaching.glossary import MEANINGS
+
+CONSTANT = "Constant vector"
+
+
+def _constant_without_eps(lab):
+    lab.set_sidebar("preset", CONSTANT).set_sidebar("eps", "0")
+    return lab.open("Stepper")
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
+def test_the_steps_before_the_square_root_stay_defined(lab, number):
+    _constant_without_eps(lab).step_to(number)
+    lab.assert_no_exception()
+    assert lab.at.main.dataframe, f"step {number} shows no value"
+    assert not lab.errors("main"), "the reason is said twice (sidebar and page)"
+    (sidebar_error,) = lab.errors("sidebar")
+    assert "(0,)" not in sidebar_error and "in row 0" in sidebar_error
+    assert "What to try" in lab.subheaders(), "the guide at the foot of the page is gone"
+    if number == 5:
+        np.testing.assert_array_equal(lab.table(0), np.zeros((lab.state["x"].shape[0], 1)))
+
+
+def test_a_later_step_says_once_why_it_is_undefined_and_keeps_the_guide(lab):
+    _constant_without_eps(lab).step_to(12)
+    lab.assert_no_exception()
+    assert len(lab.errors()) == 1
+    assert "What to try" in lab.subheaders()
+
+
+def test_with_the_sidebar_hidden_the_page_says_why(open_link):
+    lab = open_link({"preset": CONSTANT, "eps": "0", "hide": "controls", "step": "8"})
+    lab.open("Stepper")
+    lab.assert_no_exception()
+    (error,) = lab.errors("main")
+    assert "zero variance" in error
+
+
+def test_a_refused_field_quotes_the_text_once(lab):
+    lab.set_sidebar("eps", "abc")
+    (error,) = [e for e in lab.errors("sidebar") if "abc" in e]
+    assert error.count("abc") == 1, error
+
+
+@pytest.mark.parametrize("word", ["keepdims", "broadcast", "staged", "post-LN"])
+def test_the_glossary_explains_the_jargon(word):
+    assert word in MEANINGS and len(MEANINGS[word]) > 20

@@ -1,0 +1,68 @@
+"""The address a class can open: the one the instructor's browser used, unless that is this
+computer's own (127.0.0.1); then the machine's network address when the server listens on the
+network, and a clear warning when it does not."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+EVERY_INTERFACE = ("", "0.0.0.0", "::")
+NOT_ON_THE_NETWORK = (
+    "This lab listens only on this computer (server.address = {listen}): the link opens here "
+    "but on no student's device. To teach a class, restart it on a network you trust with "
+    "./run.sh --server.address 0.0.0.0 (see the README)."
+)
+NO_NETWORK = (
+    "The server listens on the network, but this computer has no network address right now: "
+    "connect it to the class's network, then reload this page."
+)
+
+
+@dataclass(frozen=True)
+class Address:
+    """base: scheme and host (and port) of the links to share; warning: why students cannot
+    open them, or None."""
+
+    base: str
+    warning: str | None = None
+
+
+def class_address(browser_url: str, listen: str, port: int, lan: str | None) -> Address:
+    """Where students reach this server. browser_url: the URL the instructor's browser shows;
+    listen: the server's server.address; port: its port; lan: this machine's network address."""
+    parts = urlsplit(browser_url)
+    here = f"{parts.scheme or 'http'}://{parts.netloc or f'localhost:{port}'}"
+    if parts.hostname and parts.hostname not in LOOPBACK:
+        return Address(here)  # students reach what the instructor reached
+    if listen in EVERY_INTERFACE:
+        return Address(f"http://{lan}:{port}") if lan else Address(here, NO_NETWORK)
+    if listen in LOOPBACK:
+        return Address(here, NOT_ON_THE_NETWORK.format(listen=listen))
+    return Address(f"http://{listen}:{port}")
+
+
+def lan_address() -> str | None:
+    """This machine's address on its network, or None. A UDP socket "connected" to a private
+    address picks the outgoing interface without sending anything."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def current() -> Address:
+    """The class's address for this server and this browser."""
+    return class_address(
+        st.context.url or "",
+        str(st.get_option("server.address") or ""),
+        int(st.get_option("server.port")),
+        lan_address(),
+    )

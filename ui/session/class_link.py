@@ -1,0 +1,84 @@
+"""A link for a class, built by the instructor: the page it opens, the pages and controls it
+hides, presenter mode; shown as text to copy and as a QR code to project."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlencode
+
+import segno
+import streamlit as st
+
+from ui.session import address, share
+
+# The pages a link can hide, by URL path, with the titles app.py gives them (a test compares).
+HIDEABLE_PAGES = {
+    "inputs": "Inputs",
+    "stepper": "Stepper",
+    "jacobian": "Jacobian",
+    "gradcheck": "Gradient check",
+    "audit": "Derivation audit",
+    "residual": "Residual block",
+    "batchnorm": "LayerNorm vs BatchNorm",
+    "export": "Export and share",
+}
+PAGE_TITLES = {"": "Overview", **HIDEABLE_PAGES}
+
+
+def class_params(
+    view: Mapping[str, str], hide_pages: list[str], hide_controls: bool, presenter: bool
+) -> dict[str, str]:
+    """The link's query: this view's parameters with the lesson's hide list and presenter mode."""
+    params = {key: value for key, value in view.items() if key != "hide"}
+    hidden = sorted(hide_pages) + (["controls"] if hide_controls else [])
+    if hidden:
+        params["hide"] = ",".join(hidden)
+    params["presenter"] = "1" if presenter else "0"
+    return params
+
+
+def qr_svg(link: str) -> str:
+    """The link as a QR code (inline SVG) large enough to scan from the back of a room, named
+    for a screen reader."""
+    svg = segno.make(link, error="m").svg_inline(scale=7, border=2, dark="#000", light="#fff")
+    return f'<div role="img" aria-label="QR code of the class link">{svg}</div>'
+
+
+def draw(view_page: str) -> None:
+    """The builder: the choices, then the link and its QR code (on `view_page` by default)."""
+    st.header("A link for your class")
+    st.caption(
+        "Choose what the students' lab shows; the link carries your current numbers and step. "
+        "Project the QR code or paste the link into the class chat."
+    )
+    where = address.current()  # its warning, if any, stands above the page's own link
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        pages = list(PAGE_TITLES)
+        start = st.selectbox(
+            "Opens on",
+            pages,
+            index=pages.index(view_page) if view_page in pages else 0,
+            format_func=PAGE_TITLES.get,
+            key="builder_page",
+        )
+        hide = st.multiselect(
+            "Pages to hide",
+            [p for p in HIDEABLE_PAGES if p != start],
+            format_func=HIDEABLE_PAGES.get,
+            key="builder_hide",
+            help="Hidden pages leave the menu; a link to one says it is not part of this lesson.",
+        )
+        controls = st.toggle(
+            "Hide the sidebar controls",
+            key="builder_controls",
+            help="Students see the numbers you chose and cannot change preset, shape or eps.",
+        )
+        presenter = st.toggle("Presenter mode on", key="builder_presenter")
+    params = class_params(share.encode(st.session_state), hide, controls, presenter)
+    link = f"{where.base}/{start}?{urlencode(params)}"
+    with left:
+        st.code(link, language=None, wrap_lines=True)
+    with right:
+        st.html(qr_svg(link))
+        st.caption("Scan to open the lesson.")
