@@ -200,12 +200,16 @@ def main(argv: list[str] | None = None) -> None:
             f"http://{args.address}:{replicas.port} (Ctrl-C stops them all)",
             flush=True,
         )
-        # Blocked only now: the processes started above must keep their own signal handling.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        while (stopped := signal.sigtimedwait({signal.SIGINT, signal.SIGTERM}, REVIVE_S)) is None:
+        # A handler, not a blocked signal mask: processes started again later inherit a mask
+        # and would then ignore the SIGTERM that stops them; handlers reset at exec.
+        stopped: list[int] = []
+        signal.signal(signal.SIGINT, lambda signum, _frame: stopped.append(signum))
+        signal.signal(signal.SIGTERM, lambda signum, _frame: stopped.append(signum))
+        while not stopped:
             for index in replicas.revive():
                 print(f"app{index} had stopped: started again on its port", flush=True)
-        print(f"stopping ({signal.Signals(stopped.si_signo).name})")
+            time.sleep(REVIVE_S)
+        print(f"stopping ({signal.Signals(stopped[0]).name})")
 
 
 if __name__ == "__main__":
