@@ -32,7 +32,7 @@ def _dout(v: Vector) -> Question:
 
 
 def _dgx(v: Vector) -> Question:
-    twice = v.rerun("beta=2 * beta", beta=2 * v.cache.beta)
+    twice = v.doubled("beta")
     return question(
         "Before you look: if every beta doubled, what would `dgx` do?",
         ("double", "stay the same", "become 0"),
@@ -47,7 +47,7 @@ def _dgx(v: Vector) -> Question:
 
 
 def _dnormalized_x(v: Vector) -> Question:
-    twice = v.rerun("gamma=2 * gamma", gamma=2 * v.cache.gamma)
+    twice = v.doubled("gamma")
     dg, dg2 = v.entry("dgamma"), twice.entry("dgamma")
     options = {"double": 2.0, "stay the same": 1.0, "halve": 0.5}
     return question(

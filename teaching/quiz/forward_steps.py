@@ -93,7 +93,7 @@ def _sve(v: Vector) -> Question:
 
 
 def _sqrt_sve(v: Vector) -> Question:
-    doubled = v.rerun("x=2 * x", x=2 * v.cache.x)
+    doubled = v.doubled("x")
     options = {"double": 2.0, "quadruple": 4.0, "stay the same": 1.0}
     s, s2 = v.entry("sqrt_sve"), doubled.entry("sqrt_sve")
     return question(

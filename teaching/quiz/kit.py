@@ -83,6 +83,10 @@ class Vector:
         cache = forward(inputs["x"], inputs["gamma"], inputs["beta"], c.eps)
         return Vector(cache, backward(self.grads.dout, cache), f"rerun({change}).")
 
+    def doubled(self, name: str) -> Vector:
+        """The same vector with every entry of `name` (x, gamma or beta) doubled."""
+        return self.rerun(f"{name}=2 * {name}", **{name: 2 * getattr(self.cache, name)})
+
 
 def vector(
     x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, dout: np.ndarray, eps: float

@@ -7,7 +7,7 @@ from teaching.quiz.kit import Question, Vector, nearest_factor, question
 
 def gamma_doubling(v: Vector) -> Question:
     """What dx does when every gamma doubles (dx is linear in gamma)."""
-    twice = v.rerun("gamma=2 * gamma", gamma=2 * v.cache.gamma)
+    twice = v.doubled("gamma")
     dx, dx2 = v.entry("dx"), twice.entry("dx")
     options = {"double": 2.0, "halve": 0.5, "stay the same": 1.0}
     return question(
