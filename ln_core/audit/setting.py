@@ -261,9 +261,8 @@ class Setting:
     def _node_moves(self) -> dict[str, tuple[dict, dict, np.ndarray]]:
         return {}
 
-    def node_derivative(self, target: str, node: str) -> np.ndarray:
-        """∂target/∂node for a per-group node (sample_mean, sample_var, sqrt_sve), holding x:
-        the node moved by ± its step, the nodes after it recomputed. target's shape."""
+    def _node_moved(self, node: str) -> tuple[dict, dict, np.ndarray]:
+        """Every node with `node` moved up and down by its step (x held), and the step taken."""
         if node not in self._node_moves:
             value = getattr(self.cache, node)
             h = node_step(self.cache, node)
@@ -272,7 +271,12 @@ class Setting:
                 forward_from(self.cache, node, value - h),
                 (value + h) - (value - h),
             )
-        up, down, step = self._node_moves[node]
+        return self._node_moves[node]
+
+    def node_derivative(self, target: str, node: str) -> np.ndarray:
+        """∂target/∂node for a per-group node (sample_mean, sample_var, sqrt_sve), holding x:
+        the node moved by ± its step, the nodes after it recomputed. target's shape."""
+        up, down, step = self._node_moved(node)
         return (up[target] - down[target]) / step
 
     def sublayer_output_derivative(self) -> np.ndarray:
@@ -297,7 +301,7 @@ class Setting:
         exact derivative, per case (C,); scale: the derivative's natural size per case.
 
         Round-off: `read` is recomputed with an error of up to a chain of 2 + log2 n roundings
-        of its own size and, when x moves, of the mean's error (a few ulp of the group's largest
+        of its own size (here and on the moved copies) and, when x moves, of the mean's error (a few ulp of the group's largest
         |x|, M) times how much `read` moves with the mean (at most n times the derivative's
         size); divided by the step. Truncation: (h / unit)^2 times the size, times
         (1 + max|x̂|)^2 for how fast the derivative itself bends.
@@ -317,6 +321,11 @@ class Setting:
         else:
             unit = getattr(cache, NODE_UNITS[moved])
             offset = 0.0
+            # What the difference subtracts are the moved copies' values: a node that is 0 here
+            # (the variance of a single entry) is not 0 once the mean has moved.
+            up, down, _ = self._node_moved(moved)
+            moved_values = np.maximum(np.abs(up[read]), np.abs(down[read]))
+            value = np.maximum(value, per_case_max(moved_values, cases))
         round_off = machine_eps * chain * (value + offset) * inverse_step
         bend = (1.0 + self.largest(np.abs(cache.normalized_x))) ** 2
         truncation = per_case_max((h / unit) ** 2, cases) * scale * bend

@@ -55,3 +55,18 @@ def test_eps_after_sqrt_is_caught_in_float64_at_eps_1e3(tally):
     """On random inputs with D >= 2 in float64 the check catches it (float32's central
     differences keep too few digits to see a 1e-3 change at D >= 3)."""
     assert tally.eps_after_sqrt_default[True] >= 4
+
+
+def test_a_zero_derivative_of_a_single_entry_is_not_called_wrong():
+    """The full grid's one flip: D = 1 at scale 1e-5, where σ² is exactly 0 but not once the
+    mean has moved, so the central difference carries round-off of the moved copies' size."""
+    grid = {
+        "d": (1,),
+        "dtype": ("float64",),
+        "eps": (1e-3,),
+        "upstream": ("random", "ones"),
+        "x": ("scale 1e-5",),
+        "gamma": ("random",),
+    }
+    flips = run(grid, nodes=False).audit_flips
+    assert not flips, flips[:3]
