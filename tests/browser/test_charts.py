@@ -30,7 +30,8 @@ def test_jacobian_heatmap_is_drawn(page, server):
 
 
 def test_gradient_check_step_plot_is_drawn(page, server):
-    kit.open_page(page, server, "gradcheck")
+    # No bug is injected until one is chosen; the link chooses one, so its Jacobian gap shows.
+    kit.open_page(page, server, "gradcheck?bug=drop_variance_path")
     assert not kit.problems(page), kit.problems(page)
     sweep = kit.main(page).locator(CHART).filter(has_text="step h")
     expect(sweep).to_have_count(1)

@@ -33,7 +33,7 @@ def test_right_wrong_and_unparsable_formulas(page, server, size):
             top = main.locator('[data-testid="stAlertContainer"]').first
         else:
             assert main.locator(".katex").count() >= 1  # the formula as read, typeset
-            assert kit.heading(page, "h3", f"^{verdict}$") == verdict
+            assert kit.heading(page, "h2", f"^{verdict}$") == verdict
             top = main.get_by_text("How the lab reads your formula")
         top.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.wait_for_timeout(300)

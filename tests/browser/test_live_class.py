@@ -122,7 +122,7 @@ def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
         for step in (2, 3, 4):
             _click(teacher, "Next")
             for _, tab in students:
-                expect(kit.main(tab).locator("h3").first).to_contain_text(
+                expect(kit.main(tab).locator("h2").first).to_contain_text(
                     f"Step {step} of 20", timeout=FOLLOW_MS
                 )
         # One student stops following and rejoins with one click.
@@ -131,7 +131,7 @@ def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
         expect(_bar(explorer)).to_contain_text("exploring on your own")
         _bar(explorer).get_by_role("button", name="Follow the instructor").click()
         expect(_bar(explorer)).to_contain_text("your lab follows the instructor")
-        expect(kit.main(explorer).locator("h3").first).to_contain_text("Step 4 of 20")
+        expect(kit.main(explorer).locator("h2").first).to_contain_text("Step 4 of 20")
 
         # Ask step 4's question (the instructor's current step: the selectbox's first choice).
         kit.sidebar(teacher).get_by_role("link", name="Class controls").click()

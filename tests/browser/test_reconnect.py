@@ -77,7 +77,7 @@ def _choose(page, label: str) -> None:
 
 
 def _step(page) -> str:
-    return kit.heading(page, "h3", r"^Step \d+ of 20")
+    return kit.heading(page, "h2", r"^Step \d+ of 20")
 
 
 # page -> (what the student does inside the page's fragment, what must have changed)
@@ -93,8 +93,9 @@ FRAGMENT_CONTROLS = {
         ),
     ),
     "gradcheck": (
+        # No bug is injected until one is chosen: the next option is the first bug.
         lambda page: _choose(page, "Known bug"),
-        lambda page: "bug=drop_variance_path" not in page.url,
+        lambda page: "bug=drop_variance_path" in page.url,
     ),
     "batchnorm": (
         lambda page: kit.main(page).locator('[data-testid="stRadio"] label').nth(2).click(),

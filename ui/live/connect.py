@@ -48,7 +48,9 @@ def retention_s() -> float:
     return max(0.0, hours) * 3600
 
 
-@st.cache_resource(show_spinner=False)
+# One store per database URL (a process has one; tests open a few). Reopened once a day, which
+# also runs the retention purge again.
+@st.cache_resource(show_spinner=False, max_entries=4, ttl=24 * 3600)
 def _open(url: str) -> Store:
     # A failure raises and is not cached: the next action tries again.
     opened = Store(url)
