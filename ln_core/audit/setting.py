@@ -303,8 +303,8 @@ class Setting:
         Round-off: `read` is recomputed with an error of up to a chain of 2 + log2 n roundings
         of its own size (here and on the moved copies) and, when x moves, of the mean's error
         (a few ulp of the group's largest |x|, M) times how much `read` moves with the mean (at
-        most n times the derivative's size); divided by the step. Truncation: (h / unit)^2 times the size, times
-        (1 + max|x̂|)^2 for how fast the derivative itself bends.
+        most n times the derivative's size); divided by the step. Truncation: (h / unit)^2
+        times the size, times (1 + max|x̂|)^2 for how fast the derivative itself bends.
         """
         machine_eps = float(np.finfo(np.float64).eps)
         chain = 2.0 + np.log2(self.n)
