@@ -4,7 +4,10 @@ which is session state)."""
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from ln_core.audit import DOCUMENTS, AuditResult, Document
@@ -70,19 +73,27 @@ def _notation(document: Document) -> None:
         st.markdown(f"| the document writes | in the lab |\n|---|---|\n{rows}")
 
 
+# Building each entry's small table through pandas and Arrow was a third of the audit's CPU on
+# every rerun; the same numbers give the same table, and an Arrow table cannot be changed, so one
+# is kept per pair of columns (as Streamlit would have converted the frame itself).
+@functools.lru_cache(maxsize=1024)
+def _numbers_table(values: tuple[float, ...], reference: tuple[float, ...]) -> pa.Table:
+    return pa.Table.from_pandas(
+        pd.DataFrame(
+            {
+                "the formula gives": [f"{v:.6g}" for v in values],
+                "the true value": [f"{v:.6g}" for v in reference],
+            },
+            index=[f"entry {i + 1}" for i in range(len(values))],
+        )
+    )
+
+
 def _numbers(result: AuditResult) -> None:
     """The first numbers of the formula and of the true value, side by side."""
     if not result.values:
         return
-    st.table(
-        pd.DataFrame(
-            {
-                "the formula gives": [f"{v:.6g}" for v in result.values],
-                "the true value": [f"{v:.6g}" for v in result.reference_values],
-            },
-            index=[f"entry {i + 1}" for i in range(len(result.values))],
-        )
-    )
+    st.table(_numbers_table(tuple(result.values), tuple(result.reference_values)))
 
 
 def _entry(result: AuditResult, opened: bool) -> None:
