@@ -93,7 +93,10 @@ def _numbers(result: AuditResult) -> None:
     """The first numbers of the formula and of the true value, side by side."""
     if not result.values:
         return
-    st.table(_numbers_table(tuple(result.values), tuple(result.reference_values)))
+    # The rows are named ("entry 1", ...), so the index shows; said here, because left to guess
+    # Streamlit turns the Arrow table back into pandas to look at its index.
+    table = _numbers_table(tuple(result.values), tuple(result.reference_values))
+    st.table(table, hide_index=False)
 
 
 def _entry(result: AuditResult, opened: bool) -> None:
