@@ -54,9 +54,17 @@ def test_the_floor_app_has_the_labs_navigation_and_sidebar():
     assert [m.value for m in floor.main.markdown] == ["One line of markdown."]
 
 
-def test_the_report_gives_each_figure_over_the_floor():
-    text = report({FLOOR: 2.0, "home": 6.0, "audit": 12.0, "audit · a click": 5.0})
+def test_the_report_divides_each_round_by_that_rounds_floor():
+    samples = {
+        FLOOR: [2.0, 4.0, 2.0],
+        "home": [6.0, 12.0, 6.0],  # 3x the floor in every round
+        "audit": [12.0, 12.0, 12.0],  # 6x, 3x, 6x
+        "audit · a click": [5.0, 10.0, 5.0],  # 2.5x in every round
+    }
+    text = report(samples)
+    assert "| floor (bare app, full rerun) | 2.0 | 1.0 |" in text
     assert "| home (full rerun) | 6.0 | 3.0 |" in text
+    assert "| audit (full rerun) | 12.0 | 6.0 |" in text
     assert "| mean over pages | 9.0 | 4.5 |" in text
     assert "| audit · a click (fragment) | 5.0 | 2.5 |" in text
     assert "slowest page 6.0x" in text and "slowest interaction 2.5x" in text
