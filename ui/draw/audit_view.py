@@ -109,14 +109,22 @@ def _entry(result: AuditResult, opened: bool) -> None:
         )
         st.latex(result.line)
         st.caption(plain(f"Model: {result.model}."))
-        if result.reading:
-            st.markdown(plain(f"How it is read: {result.reading}"))
-        st.markdown(plain(f"It claims to be {result.claim}; checked against {result.reference}."))
-        st.markdown(f"**{result.verdict.capitalize()}.** {plain(result.reason)}")
+        # Consecutive paragraphs go in one Markdown element (they read the same, one paragraph
+        # each): an element costs more to send than its text, and a document has a dozen
+        # entries or more.
+        reading = [plain(f"How it is read: {result.reading}")] if result.reading else []
+        st.markdown(
+            "\n\n".join(
+                [
+                    *reading,
+                    plain(f"It claims to be {result.claim}; checked against {result.reference}."),
+                    f"**{result.verdict.capitalize()}.** {plain(result.reason)}",
+                ]
+            )
+        )
         _numbers(result)
         if result.mistake is not None:
-            st.markdown(f"**The mistake.** {plain(result.mistake)}")
-            st.markdown("**Smallest correction**")
+            st.markdown(f"**The mistake.** {plain(result.mistake)}\n\n**Smallest correction**")
             st.latex(result.correction)
             st.caption(
                 f"The corrected form's error on your inputs: {number(result.correction_error)}."
