@@ -10,6 +10,7 @@ import ui.server.browser_messages
 import ui.server.server_memory
 import ui.server.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
 from ui.lesson import guide
+from ui.live import follow, membership
 from ui.session import presenter, reconnect, share, sidebar, state
 
 # The icon is a file served by this server: a Material or emoji icon is fetched from a CDN.
@@ -30,17 +31,21 @@ PAGES = [
     st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
     st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
     st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),
+    # The instructor's live class: reached by its URL, /class, never listed for students.
+    st.Page("pages/teach/class.py", title="Class", icon=":material/groups:", visibility="hidden"),
 ]
 
 state.ensure_defaults()
 share.load_link_once([p.url_path for p in PAGES if p.url_path])
 hidden = st.session_state["hidden"]
+membership.restore()
 shown = [p for p in PAGES if p.url_path not in hidden]
 # A hidden page stays registered, out of the menu, so a link to it says it is not part of the
 # lesson instead of Streamlit's "Page not found".
 page = st.navigation([p if p in shown else guide.out_of_lesson(p) for p in PAGES])
 # Each tab is titled with its page, so a student with several open finds the right one.
 st.set_page_config(page_title=f"{page.title} · LayerNorm Lab")
+follow.catch_up(PAGES, page)
 presenter.apply_style()
 presenter.skip_link()
 if "controls" not in hidden:
@@ -48,6 +53,7 @@ if "controls" not in hidden:
 share.show_link_problems()
 share.write_link()
 reconnect.keep_view(page)
+follow.bar(page.url_path)
 if page.url_path in hidden:
     guide.not_in_lesson(page, shown)
 else:

@@ -25,7 +25,7 @@ class AppPage:
 
 
 def lab_pages(source: str | None = None) -> list[AppPage]:
-    """Every st.Page(...) call in app.py (or in `source`), in order."""
+    """Every st.Page(...) call in app.py (or in `source`) but hidden ones, in order."""
     tree = ast.parse(source if source is not None else (ROOT / "app.py").read_text())
     pages = []
     for node in ast.walk(tree):
@@ -33,6 +33,8 @@ def lab_pages(source: str | None = None) -> list[AppPage]:
             continue
         script = ast.literal_eval(node.args[0])
         options = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+        if options.get("visibility") == "hidden":
+            continue  # the instructor's Class page: no student opens it
         name = Path(script).stem
         url_path = "" if options.get("default") else options.get("url_path", name)
         pages.append(AppPage(script, name, options.get("title", name), url_path))

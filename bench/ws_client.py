@@ -13,6 +13,8 @@ API:
     result.query_string                          # what the app wrote into the URL
     result.page                                  # url path of the page that ran ("" = home)
     await session.rerun("inputs", [widget_state(w, 7)])   # change a widget
+    session.auto_reruns                          # fragment id -> interval s (st.fragment run_every)
+    await session.rerun(fragment_id=fid)         # what the browser sends every interval
     await session.close()
     run_blocking(main())                         # from code that may sit in an event loop
 
@@ -89,7 +91,8 @@ class RunResult:
 def widget_state(widget: Widget, value: Any) -> WidgetState:
     """A WidgetState setting `widget` to `value` (ints, floats, strings, bools, slider values).
 
-    Buttons take value=True (a trigger). Sliders take a number or a list of numbers.
+    Buttons take value=True (a trigger). Sliders take a number or a list of numbers; radios
+    and selectboxes the option's text.
     """
     state = WidgetState(id=widget.proto.id)
     if widget.type in ("button", "form_submit_button"):
@@ -97,6 +100,8 @@ def widget_state(widget: Widget, value: Any) -> WidgetState:
     elif widget.type == "slider":
         values = value if isinstance(value, list | tuple) else [value]
         state.double_array_value.data.extend(float(v) for v in values)
+    elif widget.type in ("radio", "selectbox"):
+        state.string_value = str(value)  # the chosen option as shown (Streamlit >= 1.50)
     elif widget.type == "checkbox":
         state.bool_value = bool(value)
     elif widget.type == "number_input" and isinstance(value, int):
@@ -125,6 +130,7 @@ class Session:
     widgets: dict[str, Widget] = field(default_factory=dict)
     query_string: str = ""
     connects: int = 0
+    auto_reruns: dict[str, float] = field(default_factory=dict)  # fragment id -> interval s
 
     async def __aenter__(self) -> Session:
         await self.connect()
@@ -162,11 +168,14 @@ class Session:
         page: str | None = None,
         widget_states: list[WidgetState] | tuple[()] = (),
         query_string: str | None = None,
+        fragment_id: str = "",
     ) -> RunResult:
         """Run `page` (url path, "" = default; None = the current page) and read to its end.
 
         query_string None sends the one the app last wrote, as a browser keeps its URL;
         pass "" to drop it (a page switch from the navigation does) or a string of your own.
+        fragment_id reruns only that fragment of the current page (a run_every tick, or a
+        widget inside the fragment); the run may turn into a full one (st.rerun).
         """
         if self.ws is None:
             raise ProtocolError("disconnect", "not connected")
@@ -180,6 +189,9 @@ class Session:
         else:
             client.page_name = page
         client.widget_states.widgets.extend(widget_states)
+        if fragment_id:
+            client.fragment_id = fragment_id
+            client.is_auto_rerun = not widget_states
         client.context_info.timezone = "UTC"
         client.context_info.url = f"http://{HOST}:{self.port}/{page}" + (
             f"?{query}" if query else ""
@@ -230,6 +242,8 @@ class Session:
                 nav = fwd.navigation
                 self.pages = {p.url_pathname: p.page_script_hash for p in nav.app_pages}
                 ran_hash = nav.page_script_hash
+            elif kind == "auto_rerun":
+                self.auto_reruns[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "page_info_changed":
                 query = fwd.page_info_changed.query_string
             elif kind == "page_not_found" and self.page_not_found_is_error:

@@ -69,8 +69,14 @@ class Replicas:
     """
 
     def __init__(
-        self, count: int, port: int = 0, address: str = "127.0.0.1", ready_s: float = 120.0
+        self,
+        count: int,
+        port: int = 0,
+        address: str = "127.0.0.1",
+        ready_s: float = 120.0,
+        env: dict[str, str] | None = None,
     ) -> None:
+        """`env`: extra environment for the app processes (e.g. LNLAB_CLASS_DB, one database)."""
         if count < 1:
             raise ValueError("at least one replica")
         self.port = port or free_port()
@@ -81,6 +87,7 @@ class Replicas:
         self._dir = tempfile.TemporaryDirectory(prefix="lnlab-replicas-")
         self._logs: list = []
         self._secret = secrets.token_hex(16)
+        self._env = env or {}
 
     @property
     def app_pids(self) -> list[int]:
@@ -118,7 +125,8 @@ class Replicas:
             "--server.address=127.0.0.1",
         ]  # fmt: skip
         # Streamlit takes its cookie secret only from its config or the environment.
-        return self._spawn(command, f"app{index}", {"STREAMLIT_SERVER_COOKIE_SECRET": self._secret})
+        env = {**self._env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
+        return self._spawn(command, f"app{index}", env)
 
     def revive(self) -> list[int]:
         """Start again every app process that has exited; returns their indexes.
@@ -192,12 +200,16 @@ def main(argv: list[str] | None = None) -> None:
             f"http://{args.address}:{replicas.port} (Ctrl-C stops them all)",
             flush=True,
         )
-        # Blocked only now: the processes started above must keep their own signal handling.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        while (stopped := signal.sigtimedwait({signal.SIGINT, signal.SIGTERM}, REVIVE_S)) is None:
+        # A handler, not a blocked signal mask: processes started again later inherit a mask
+        # and would then ignore the SIGTERM that stops them; handlers reset at exec.
+        stopped: list[int] = []
+        signal.signal(signal.SIGINT, lambda signum, _frame: stopped.append(signum))
+        signal.signal(signal.SIGTERM, lambda signum, _frame: stopped.append(signum))
+        while not stopped:
             for index in replicas.revive():
                 print(f"app{index} had stopped: started again on its port", flush=True)
-        print(f"stopping ({signal.Signals(stopped.si_signo).name})")
+            time.sleep(REVIVE_S)
+        print(f"stopping ({signal.Signals(stopped[0]).name})")
 
 
 if __name__ == "__main__":

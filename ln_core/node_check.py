@@ -10,7 +10,7 @@ from ln_core.agreement import ROUNDINGS, group_abs
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
 from ln_core.gradcheck import ROUND_OFF, TRUNCATION
-from ln_core.numerical import copies_per_chunk, perturbed_copies
+from ln_core.numerical import MAX_EVALUATIONS, copies_per_chunk, perturbed_copies
 from ln_core.validation import numeric_guard
 from ln_core.verdict import Judgement, judge, rel_error
 
@@ -94,6 +94,15 @@ def numerical_node_gradient(cache: Cache, dout: np.ndarray, node: str, h: np.nda
     (`forward_from`), with all copies stacked on a leading axis.
     """
     value = getattr(cache, node)
+    # Every copy runs the lines after the node on the whole of x again.
+    evaluations = value.size * cache.x.size
+    if evaluations > MAX_EVALUATIONS:
+        raise ValueError(
+            f"The numerical gradient of {node} moves each of its {value.size:,} entries on its "
+            f"own and runs the lines after it on all {cache.x.size:,} entries of x again: "
+            f"{evaluations:,} evaluations, more than the {MAX_EVALUATIONS:,} that finish in a "
+            "few seconds. Use fewer vectors or a smaller D."
+        )
     flat = value.reshape(1, -1)
     steps = np.broadcast_to(np.asarray(h, dtype=value.dtype), value.shape).reshape(-1)
     size = flat.shape[1]

@@ -40,7 +40,7 @@ with stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
-    st.subheader(f"{check_headline(check)} (step h = {check.h:.2e}, {inputs.dtype})")
+    st.header(f"{check_headline(check)} (step h = {check.h:.2e}, {inputs.dtype})")
     verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
     for tensor in check.unresolved:
         st.info(f"{tensor}: {verdicts[tensor].sentence}", icon=":material/blur_on:")

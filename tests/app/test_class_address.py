@@ -61,6 +61,7 @@ CONFTEST_TITLES = {
     "Jacobian": "jacobian",
     "Gradient check": "gradcheck",
     "Derivation audit": "audit",
+    "Check your derivation": "derive",
     "Residual block": "residual",
     "LayerNorm vs BatchNorm": "batchnorm",
     "Export and share": "export",

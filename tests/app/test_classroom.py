@@ -21,7 +21,8 @@ MERGE_STEP = 19  # backward: dx_sm, where the normalized_x and sq_xsm paths merg
 
 
 def _styles(lab) -> list[str]:
-    return [body for body in lab.html() if "<style>" in body]
+    """The stylesheets st.html injects alone (the reconnect script's html carries a rule too)."""
+    return [body for body in lab.html() if body.startswith("<style>") and body.endswith("</style>")]
 
 
 def test_presenter_toggle_injects_the_presenter_css_and_the_stepper_still_works(lab):

@@ -17,7 +17,7 @@ def _type(lab, text: str):
 
 def _verdict(lab) -> str | None:
     """The verdict heading, or None when the formula was not judged."""
-    shown = [h.value for h in lab.at.main.subheader]
+    shown = [h.value for h in lab.at.main.header]
     return next((h for h in shown if h in ("Correct", "Wrong", "Cannot decide")), None)
 
 

@@ -193,7 +193,7 @@ def test_every_export_gives_the_steppers_numbers_with_the_views_options(
     shown_dx = shown_dx.to_numpy().reshape(-1)
     lab.open("Export and share")
     lab.assert_clean()
-    _, snippet = (c.value for c in lab.at.main.code)
+    snippet = next(c.value for c in lab.at.main.code if c.language == "python")
     namespace: dict = {}
     exec(snippet, namespace)  # our own generated code, run in a test
     chosen = (0,) if per == "sequence" else (0, 0)

@@ -64,26 +64,36 @@ def test_eps_zero_on_a_constant_vector_shows_an_error_in_the_sidebar(lab, page):
     assert "variance" in sidebar_errors[0]
 
 
-def test_eps_zero_on_a_constant_vector_shows_an_error_on_the_stepper(lab):
+def test_eps_zero_on_a_constant_vector_is_explained_once_on_the_stepper(lab):
     _constant_without_eps(lab)
     lab.open("Stepper")
     lab.assert_no_exception()
-    main_errors = lab.errors("main")
-    assert len(main_errors) == 1, main_errors
-    assert "eps" in main_errors[0]
+    # The reason is said once, under eps in the sidebar; the step points to it.
+    assert lab.errors("main") == []
+    assert len(lab.errors("sidebar")) == 1 and "eps" in lab.errors("sidebar")[0]
+    infos = [i.value for i in lab.at.main.info]
+    assert any("These steps are defined" in i and "under eps" in i for i in infos), infos
     # The rest of the page still renders: heading and navigation.
     assert "Step 1 of 20" in lab.subheaders()[0]
     lab.widget("button", "Prev")
     lab.widget("button", "Next")
     lab.widget("slider", "Step")
     lab.widget("selectbox", "Jump to")
-    # ...and keeps working: the backward steps report the same error, no exception.
+    # ...and keeps working: the backward steps say they are not defined, no exception.
     lab.click("Next")
     lab.assert_no_exception()
     assert "Step 2 of 20" in lab.subheaders()[0]
     lab.step_to(20)
     lab.assert_no_exception()
-    assert lab.errors("main")
+    assert any("not defined" in i.value for i in lab.at.main.info)
+
+
+def test_with_the_sidebar_hidden_the_stepper_says_why_itself(open_link):
+    lab = open_link({"preset": CONSTANT, "eps": "0", "hide": "controls"})
+    lab.open("Stepper")
+    lab.assert_no_exception()
+    said = lab.errors("main")
+    assert len(said) == 1 and "eps" in said[0], said
 
 
 def test_eps_back_above_zero_clears_the_error(lab):

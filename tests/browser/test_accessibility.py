@@ -17,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = kit.app_pages()
+PAGES = kit.lab_pages()
 # Besides every serious or critical finding: the page structure issue 21 asked for.
 STRUCTURE = ("heading-order", "page-has-heading-one")
 _RUN_AXE = """
@@ -56,10 +56,10 @@ def _violations(browser, server, axe: Path, url_path: str, size: dict, name: str
         context.close()
 
 
-@pytest.mark.parametrize("app_page", PAGES, ids=[p.stem for p in PAGES])
+@pytest.mark.parametrize("app_page", PAGES, ids=[p.name for p in PAGES])
 def test_no_serious_violation_on_any_page_at_a_desk(browser, server, axe_source, app_page):
     found = _violations(
-        browser, server, axe_source, app_page.url_path, kit.VIEWPORT, f"1440x900_{app_page.stem}"
+        browser, server, axe_source, app_page.url_path, kit.VIEWPORT, f"1440x900_{app_page.name}"
     )
     assert not found, f"{app_page.title} at 1440 x 900:\n" + "\n".join(found)
 

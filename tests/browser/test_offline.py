@@ -35,7 +35,7 @@ def test_no_request_leaves_the_server_on_any_page(page, server):
 
     page.context.route("**/*", block_outside)
     kit.open_page(page, server, "")
-    for app_page in kit.app_pages():
+    for app_page in kit.lab_pages():
         kit.goto_in_session(page, app_page.url_path)
         assert not kit.problems(page), app_page.title
     page.reload()

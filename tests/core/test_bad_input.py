@@ -225,7 +225,7 @@ CASES = {
     ),
     "variance subnormal": (
         lambda: forward(1e-160 * np.array([[1.0, 2.0, 4.0]] * 2), eps=0.0),
-        r"for the vector at index \(0,\): .*sve = \d\.\de-3\d\d, below float64's smallest normal",
+        r"for the vector in row 0: .*sve = \d\.\de-3\d\d, below float64's smallest normal",
     ),
     "eps rounds to 0 in float32": (
         lambda: forward(np.ones(3, np.float32), [1, 1, 1], [0, 0, 0], eps=1e-50),

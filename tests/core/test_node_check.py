@@ -186,3 +186,15 @@ def test_a_node_bug_far_above_the_bound_fails(dtype):
     broken = dataclasses.replace(grads, dsample_var=-grads.dsample_var)
     result = check_node(cache, broken, "sample_var")
     assert result.status == "fail", result.judgement
+
+
+def test_a_node_check_too_large_to_finish_is_refused_with_its_size():
+    # 4,097 x 4,097 entries: every copy of x_sm re-runs the lines after it on all of x.
+    x = np.random.default_rng(0).normal(size=(4097, 8))
+    cache = forward(x)
+    grads = backward(np.ones_like(x), cache)
+    with pytest.raises(ValueError, match=r"x_sm moves each of its 32,776 entries"):
+        check_node(cache, grads, "x_sm")
+    # The stepper's largest input (32 x 64) is checked.
+    small = forward(x[:32, :].repeat(8, axis=1))
+    assert check_node(small, backward(np.ones((32, 64)), small), "x_sm").judgement.status == "pass"

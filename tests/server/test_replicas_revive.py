@@ -86,7 +86,10 @@ def test_a_replica_that_dies_is_started_again_and_rejoins_the_balancer():
         # The balancer's health check takes it back: both cookies reach a working process.
         _wait(lambda: all(_through_balancer(port, f"app{i}") for i in (0, 1)), 30, "rejoined")
         print(f"replica back and healthy after {took:.1f} s")
+        running = list(_app_ports(supervisor.pid))
     finally:
         stop(supervisor)
+    # Stopping the replicas stops the process started again too (none is left serving).
+    _wait(lambda: not any(Path(f"/proc/{pid}").exists() for pid in running), 30, "all stopped")
     output = supervisor.stdout.read() if supervisor.stdout else ""
     assert "had stopped: started again on its port" in output, output

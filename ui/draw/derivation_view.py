@@ -76,7 +76,7 @@ def draw(check: DerivationCheck) -> None:
     if check.error is not None:
         _error(check)
         return
-    st.subheader(f"{check.verdict.capitalize()}")
+    st.header(f"{check.verdict.capitalize()}")
     icon = ICONS[check.verdict]
     # st.error stays for a formula the lab cannot read: a wrong one is a finding, not a failure.
     if check.verdict == "correct":

@@ -97,8 +97,6 @@ def to_npz(bundle: Bundle) -> bytes:
     return buffer.getvalue()
 
 
-
-
 def numpy_snippet(bundle: Bundle) -> str:
     """Python code, needing only NumPy, that rebuilds this example's inputs and computes out,
     dx and the gradients of the parameters the layer applies with the ten staged lines (the

@@ -21,6 +21,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io
 import pyarrow
+import segno
+import sqlalchemy  # noqa: F401  # the live class's store (ui/live/store.py), imported by app.py
+from PIL import Image
 from streamlit import dataframe_util
 
 
@@ -30,13 +33,21 @@ def _rehearse() -> None:
     figure = go.Figure(
         [
             go.Scatter(x=values, y=pd.Series(values), line={"dash": "dot"}),
-            go.Bar(x=["a", "b"], y=[1.0, 2.0]),
-            go.Histogram(x=values),
+            go.Bar(x=["a", "b"], y=[1.0, 2.0], marker_pattern_shape="/"),
+            go.Histogram(x=values, marker_pattern_shape="."),
             go.Heatmap(z=np.outer(values, values), colorscale="RdBu_r"),
         ]
     )
     figure.add_vline(x=0.5, line_dash="dot", annotation_text="h")
-    figure.update_layout(title="t", height=100, margin={"t": 10}, xaxis_title="x", yaxis_title="y")
+    figure.update_layout(
+        title="t",
+        height=100,
+        margin={"t": 10},
+        xaxis_title="x",
+        yaxis_title="y",
+        font={"size": 15},
+        legend={"orientation": "h"},
+    )
     plotly.io.to_json(figure)
     table = pd.DataFrame({"x": values, "name": [str(v) for v in values]})
     dataframe_util.convert_anything_to_arrow_bytes(table)
@@ -45,6 +56,9 @@ def _rehearse() -> None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1", id="warm")])
     nbformat.validate(notebook)
     nbformat.writes(notebook)
+    # The favicon is an image file Streamlit reads with PIL; the class link's QR code is segno's.
+    Image.init()
+    segno.make("warm").svg_inline()
 
 
 _rehearse()

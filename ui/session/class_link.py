@@ -19,6 +19,7 @@ HIDEABLE_PAGES = {
     "jacobian": "Jacobian",
     "gradcheck": "Gradient check",
     "audit": "Derivation audit",
+    "derive": "Check your derivation",
     "residual": "Residual block",
     "batchnorm": "LayerNorm vs BatchNorm",
     "export": "Export and share",

@@ -184,6 +184,10 @@ SCHEMA: dict[str, Key] = {
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
     "csv_error": Key(None, _D, "why the last CSV was refused, shown once"),
     "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),
+    "browser_id": Key(None, _D, "this browser's opaque id in live classes (ui/live/connect.py)"),
+    "live": Key(None, _D, "the live class this browser is in (ui/live/membership.py)"),
+    "live_restored": Key(False, _D, "the join link and class cookies were read on the first run"),
+    "live_problem": Key("", _D, "why the last class action failed, shown until dismissed"),
 }
 # Keys made per item, by prefix.
 FAMILIES: dict[str, Key] = {
@@ -193,6 +197,8 @@ FAMILIES: dict[str, Key] = {
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
     "builder_": Key(None, _W, "the Export page's link builder for a class: builder_<choice>"),
+    "FormSubmitter:": Key(None, _W, "a form's submit button, keyed by Streamlit itself"),
+    "live_": Key(None, _W, "a live class control: the bar's buttons, a vote, the Class page's"),
 }
 SIDEBAR_KEYS = tuple(k for k, v in SCHEMA.items() if v.persist is Persist.SIDEBAR)
 

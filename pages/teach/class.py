@@ -1,0 +1,5 @@
+"""Class: the instructor's page for a live class (reached by its URL, /class; not in the menu)."""
+
+from ui.live import teacher
+
+teacher.page()

@@ -1,0 +1,165 @@
+"""The live class in AppTest: an instructor and students as separate sessions on one store.
+
+The store is a real SQLite file per test (LNLAB_CLASS_DB). AppTest runs whole scripts, so a
+student's polling fragment is seen at each of their runs; real browsers and replicas are in
+tests/browser/test_live_class.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.live.store import Store
+
+CLASS_PAGE = "pages/teach/class.py"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> str:
+    url = f"sqlite:///{tmp_path / 'classes.sqlite3'}"
+    monkeypatch.setenv("LNLAB_CLASS_DB", url)
+    return url
+
+
+def _instructor(lab):
+    lab.at.switch_page(CLASS_PAGE)
+    lab.run()
+    lab.click("Start a class")
+    me = lab.state["live"]
+    assert me.teaching and len(me.code) == 8
+    return me
+
+
+def _texts(lab) -> str:
+    els = [*lab.at.markdown, *lab.at.caption, *lab.at.success, *lab.at.info, *lab.at.error]
+    return "\n".join(e.value for e in els)
+
+
+def test_one_student_alone_never_opens_the_store(lab, monkeypatch):
+    monkeypatch.setenv("LNLAB_CLASS_DB", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    lab.open("Stepper").click("Next")
+    lab.assert_clean()
+    # An unreachable store would have left a message: it was never opened.
+    assert "live" not in lab.state and lab.state["live_problem"] == ""
+
+
+def test_the_class_page_says_when_the_store_is_unreachable(lab, monkeypatch):
+    monkeypatch.setenv("LNLAB_CLASS_DB", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    lab.at.switch_page(CLASS_PAGE)
+    lab.run().click("Start a class")
+    lab.assert_no_exception()
+    assert any("cannot be reached" in w for w in lab.warnings()), lab.warnings()
+    assert "live" not in lab.state
+
+
+def test_a_class_runs_from_start_to_reveal(db, lab, open_link):
+    me = _instructor(lab)
+    assert me.shown_code in _texts(lab)
+    student = open_link({"join": me.code})
+    student.assert_clean()
+    assert student.state["live"].code == me.code
+    assert f"Class {me.shown_code}" in _texts(student)
+    # The instructor moves to step 4: the student's lab follows.
+    lab.open("Stepper")
+    lab.step_to(4)
+    student.run().run()
+    assert student.state["step"] == 4
+    assert student.at.session_state["live"].applied >= 1
+    # Ask the current step's question; the student votes.
+    lab.at.switch_page(CLASS_PAGE)
+    lab.run().click("Ask")
+    question = Store(db).status(me.code, me.secret).question
+    assert question is not None and question.asked.title.startswith("Step 4")
+    student.run()
+    student.at.radio(key=f"live_choice_{question.id}_1").set_value(
+        question.asked.options[question.asked.answer]
+    )
+    student.run()
+    student.at.button(key=f"live_vote_{question.id}_1").click()
+    student.run()
+    assert "Your vote is counted" in _texts(student)
+    lab.run()
+    assert lab.metrics()["Answered, round 1"] == "1 of 1"
+    lab.click("Reveal")
+    assert "The answer:" in _texts(lab)
+    student.run()
+    assert "Right:" in _texts(student)
+
+
+def _vote(student, question, option: str) -> None:
+    student.run()  # the student's bar polls: the question's round appears
+    student.at.radio(key=f"live_choice_{question.id}_{question.round}").set_value(option)
+    student.run()
+    student.at.button(key=f"live_vote_{question.id}_{question.round}").click()
+    student.run()
+
+
+def test_a_second_round_shows_how_answers_moved_and_students_never_see_counts(db, lab, open_link):
+    me = _instructor(lab)
+    students = [open_link({"join": me.code}) for _ in range(2)]
+    lab.click("Ask")
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    options, answer = question.asked.options, question.asked.answer
+    wrong = options[(answer + 1) % len(options)]
+    for student in students:
+        student.run()
+        _vote(student, question, wrong)
+    lab.run()
+    assert lab.metrics()["Answered, round 1"] == "2 of 2"
+    assert not lab.at.get("plotly_chart"), "the distribution shows before the reveal"
+    lab.click("Discuss and vote again")
+    question = store.status(me.code, me.secret).question
+    assert question.round == 2 and not question.revealed
+    _vote(students[0], question, options[answer])
+    _vote(students[1], question, wrong)
+    lab.run().click("Reveal")
+    assert len(lab.at.get("plotly_chart")) == 1
+    assert "round 1: 0 of 2 right; round 2: 1 of 2 right" in _texts(lab)
+    for student in students:
+        student.run()
+        student.assert_no_exception()
+        assert not student.at.get("plotly_chart") and "of 2 right" not in _texts(student)
+    assert "Right:" in _texts(students[0]) and "You chose" in _texts(students[1])
+    store.close()
+
+
+def test_a_student_stops_following_and_rejoins_with_one_click(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    student.at.button(key="live_unfollow").click()
+    student.run()
+    lab.open("Stepper").step_to(6)
+    student.run().run()
+    assert student.state["step"] == 1, "a student exploring on their own was moved"
+    student.at.button(key="live_follow").click()
+    student.run().run()
+    assert student.state["step"] == 6
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [("ZZZZ-ZZZZ", "No class is running"), ("<b>x</b>", "A join code is 8"), ("", None)],
+)
+def test_a_bad_join_link_is_a_message_and_the_lab_works(db, open_link, code, message):
+    student = open_link({"join": code})
+    student.assert_no_exception()
+    warnings = " ".join(student.warnings())
+    if message is None:
+        assert "live" not in student.state and not warnings  # an empty code joins nothing
+    else:
+        assert message in warnings and "live" not in student.state
+        assert "<b>" not in warnings  # the typed code is shown literally, escaped
+    student.open("Stepper").click("Next")
+    student.assert_no_exception()
+
+
+def test_students_follow_the_inputs_but_not_the_projectors_presenter_mode(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    lab.open("Stepper")
+    lab.state["presenter"] = True
+    lab.state["seed"] = 7
+    lab.run()
+    student.run().run()
+    assert student.state["seed"] == 7 and student.state["presenter"] is False

@@ -1,0 +1,228 @@
+"""A live class in real browsers through `./run.sh --replicas 2`: an instructor and five students.
+
+Both app processes share one SQLite store (LNLAB_CLASS_DB), as on one machine. The students
+join by the link the Class page shows, land on both processes, follow the instructor through
+three steps, vote, see the reveal, vote again; the instructor downloads the results. One process
+is restarted right after the first votes (nothing is lost; its browsers reconnect and find their
+votes) and the instructor reloads (the class stays). Every count is checked on the instructor's
+page, in the file and in the store; a student can neither reveal nor vote twice. Screenshots:
+the instructor's view at 1024x768, a student's at 390x844.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import lnlab_browser_kit as kit
+import pytest
+from playwright.sync_api import expect
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from deploy.replicas import COOKIE, HAPROXY, Replicas  # noqa: E402
+from ui.live.store import Store  # noqa: E402
+
+pytestmark = pytest.mark.browser
+STUDENTS = 5
+PROJECTOR = {"width": 1024, "height": 768}
+PHONE = {"width": 390, "height": 844}
+CONNECTED = """() => document.querySelector('[data-testid="stApp"]')
+    ?.getAttribute("data-test-connection-state") === "CONNECTED" """
+FOLLOW_MS = 20_000  # generous for a loaded machine; bench/bench_class.py measures the delay
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory) -> Iterator[tuple[Replicas, str]]:
+    if not (shutil.which("haproxy") or os.access(HAPROXY, os.X_OK)):
+        reason = "no haproxy (apt-get install haproxy)"
+        if os.environ.get("LNLAB_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{reason}; CI installs it", pytrace=False)
+        pytest.skip(reason)
+    url = f"sqlite:///{tmp_path_factory.mktemp('live') / 'classes.sqlite3'}"
+    # A page's first run on a cold process can take seconds: waits here are for runs, not
+    # latencies (the follow waits say FOLLOW_MS).
+    expect.set_options(timeout=30_000)
+    try:
+        with Replicas(2, env={"LNLAB_CLASS_DB": url}) as replicas:
+            yield replicas, url
+    finally:
+        expect.set_options(timeout=5_000)
+
+
+def _tab(browser, viewport: dict[str, int]):
+    context = browser.new_context(viewport=viewport, accept_downloads=True)
+    context.add_init_script(kit.INIT_SCRIPT)
+    context.set_default_timeout(30_000)
+    return context, context.new_page()
+
+
+def _bar(tab):
+    return tab.locator(".st-key-live_bar")
+
+
+def _vote(tab, option: str) -> None:
+    bar = _bar(tab)
+    bar.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(
+        f"^{re.escape(option)}$")).click()  # fmt: skip
+    bar.get_by_role("button", name="Vote").click()
+    expect(bar).to_contain_text("Your vote is counted", timeout=FOLLOW_MS)
+
+
+def _metric(tab, label: str):
+    return kit.main(tab).locator('[data-testid="stMetric"]').filter(has_text=label)
+
+
+def _click(tab, name: str) -> None:
+    kit.rerun_after(tab, kit.main(tab).get_by_role("button", name=name).click)
+
+
+def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
+    replicas, db = classroom
+    url = f"http://127.0.0.1:{replicas.port}"
+    contexts = []
+    try:
+        teacher_context, teacher = _tab(browser, PROJECTOR)
+        contexts.append(teacher_context)
+        kit.open_page(teacher, url, "class")
+        _click(teacher, "Start a class")
+        link = kit.main(teacher).locator('[data-testid="stCode"]').inner_text().strip()
+        code = link.rsplit("=", 1)[1]
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?join=[2-9A-HJKMNP-Z]{8}", link), link
+        assert kit.main(teacher).locator('[data-testid="stImage"] img').count() == 1  # the QR
+        kit.screenshot(teacher, "live_class_join_1024x768")
+        # The secret stays in the instructor's browser: not in the link, not on the screen.
+        (secret,) = [c["value"] for c in teacher_context.cookies() if c["name"] == "lnlab_teach"]
+        secret = secret.split(".", 1)[1]
+        assert secret not in link and secret not in teacher.locator("body").inner_text()
+
+        students = []
+        for _ in range(STUDENTS):
+            context, tab = _tab(browser, PHONE)
+            contexts.append(context)
+            tab.goto(link)
+            expect(_bar(tab)).to_contain_text("your lab follows the instructor")
+            students.append((context, tab))
+        replicas_used = {
+            c["value"] for context, _ in students for c in context.cookies() if c["name"] == COOKIE
+        }
+        assert replicas_used == {"app0", "app1"}
+        expect(_metric(teacher, "Students joined")).to_contain_text(str(STUDENTS))
+
+        # Follow three steps: each student's stepper shows the instructor's step.
+        kit.goto_in_session(teacher, "stepper")
+        for step in (2, 3, 4):
+            _click(teacher, "Next")
+            for _, tab in students:
+                expect(kit.main(tab).locator("h3").first).to_contain_text(
+                    f"Step {step} of 20", timeout=FOLLOW_MS
+                )
+        # One student stops following and rejoins with one click.
+        _, explorer = students[0]
+        _bar(explorer).get_by_role("button", name="Stop following").click()
+        expect(_bar(explorer)).to_contain_text("exploring on your own")
+        _bar(explorer).get_by_role("button", name="Follow the instructor").click()
+        expect(_bar(explorer)).to_contain_text("your lab follows the instructor")
+        expect(kit.main(explorer).locator("h3").first).to_contain_text("Step 4 of 20")
+
+        # Ask step 4's question (the instructor's current step: the selectbox's first choice).
+        kit.sidebar(teacher).get_by_role("link", name="Class controls").click()
+        kit.wait_for_script(teacher)
+        _click(teacher, "Ask")
+        store = Store(db)
+        question = store.status(code, secret).question
+        assert question.asked.title.startswith("Step 4.")
+        options, answer = question.asked.options, question.asked.answer
+        wrong = (answer + 1) % len(options)
+        first = [answer, answer, answer, wrong, wrong]
+        for (_, tab), choice in zip(students, first, strict=True):
+            expect(_bar(tab)).to_contain_text(question.asked.title)
+            _vote(tab, options[choice])
+        expect(_metric(teacher, "Answered, round 1")).to_contain_text(f"{STUDENTS} of {STUDENTS}")
+        # Before the reveal nobody sees the distribution.
+        assert kit.main(teacher).locator('[data-testid="stPlotlyChart"]').count() == 0
+        # One process stopped right after the votes and started again: nothing acknowledged
+        # is lost, and its browsers reconnect to a fresh session that finds their votes.
+        replicas.restart(0)
+        for _, tab in [(None, teacher), *students]:
+            tab.wait_for_function(CONNECTED, timeout=60_000)
+        for _, tab in students:
+            expect(_bar(tab)).to_contain_text("Your vote is counted")
+        assert sum(store.status(code, secret).counts[1]) == STUDENTS
+
+        # A student can neither vote twice (a second tab of the same browser: it rejoins,
+        # follows, and finds the vote counted) nor reveal (no control, and /class without the
+        # secret only offers to start a class of one's own).
+        context, _ = students[3]
+        second = context.new_page()
+        second.goto(f"{url}/class")
+        expect(_bar(second)).to_contain_text("Your vote is counted")
+        assert _bar(second).get_by_role("button", name="Vote").count() == 0
+        second.close()
+        stranger_context, stranger = _tab(browser, PHONE)
+        contexts.append(stranger_context)
+        kit.open_page(stranger, url, "class")
+        assert kit.main(stranger).get_by_role("button", name="Start a class").count() == 1
+        assert kit.main(stranger).get_by_role("button", name="Reveal").count() == 0
+        for _, tab in students:
+            # (The stepper's own lesson has Reveal buttons of its own, outside the class bar.)
+            assert _bar(tab).get_by_role("button", name="Reveal").count() == 0
+            for control in ("Discuss and vote again", "End the class", "Ask"):
+                assert tab.get_by_role("button", name=control, exact=True).count() == 0
+        expect(_metric(teacher, "Answered, round 1")).to_contain_text(f"{STUDENTS} of {STUDENTS}")
+
+        _click(teacher, "Reveal")
+        expect(kit.main(teacher)).to_contain_text(f"The answer: {options[answer]}")
+        expect(kit.main(teacher).locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
+        for (_, tab), choice in zip(students, first, strict=True):
+            verdict = "Right:" if choice == answer else f"You chose {options[choice]}"
+            expect(_bar(tab)).to_contain_text(verdict, timeout=FOLLOW_MS)
+
+        # Discuss and vote again: four of five are right now.
+        _click(teacher, "Discuss and vote again")
+        again = [answer, answer, answer, answer, wrong]
+        for (_, tab), choice in zip(students, again, strict=True):
+            expect(_bar(tab)).to_contain_text("vote again", timeout=FOLLOW_MS)
+            _vote(tab, options[choice])
+        expect(_metric(teacher, "Answered, round 2")).to_contain_text(f"{STUDENTS} of {STUDENTS}")
+        _click(teacher, "Reveal")
+        expect(kit.main(teacher)).to_contain_text("round 1: 3 of 5 right; round 2: 4 of 5 right")
+        for (_, tab), choice in zip(students, again, strict=True):
+            verdict = "Right:" if choice == answer else f"You chose {options[choice]}"
+            expect(_bar(tab)).to_contain_text(verdict, timeout=FOLLOW_MS)
+        kit.screenshot(teacher, "live_class_instructor_1024x768")
+        kit.screenshot(students[4][1], "live_class_student_390x844")
+
+        # The instructor reloading keeps the class (the secret comes back from its cookie).
+        teacher.reload()
+        expect(kit.main(teacher)).to_contain_text("round 1: 3 of 5 right; round 2: 4 of 5 right")
+        kit.wait_for_script(teacher)
+
+        # The results file, and the store, hold every count.
+        button = kit.main(teacher).locator('[data-testid="stDownloadButton"] button')
+        with teacher.expect_download() as download:
+            button.click()
+        path = tmp_path / "results.csv"
+        download.value.save_as(path)
+        rows = list(csv.DictReader(io.StringIO(path.read_text())))
+        expected = {option: (first.count(i), again.count(i)) for i, option in enumerate(options)}
+        assert {r["option"].lstrip("'"): (int(r["round 1"]), int(r["round 2"])) for r in rows} == (
+            expected
+        )
+        assert [r["correct"] for r in rows] == [str(i == answer) for i in range(len(options))]
+        counts = store.status(code, secret).counts
+        assert counts == {n + 1: tuple(v[n] for v in expected.values()) for n in range(2)}
+        store.close()
+        for _, tab in [(None, teacher), *students]:
+            assert not kit.problems(tab)
+    finally:
+        for context in contexts:
+            context.close()

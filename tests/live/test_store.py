@@ -1,0 +1,297 @@
+"""The class store on real SQLite and real PostgreSQL: votes, refusals, limits, retention,
+two processes on one database, and votes that survive their process being killed."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import insert, select
+
+from ui.live import rules
+from ui.live.rules import Limits, Refused
+from ui.live.schema import rounds, votes
+from ui.live.store import Asked, Store, StoreUnavailable
+
+VOTER = Path(__file__).with_name("voter.py")
+ASKED = Asked("Step 1", "What is sample_mean?", ("0.5", "1.0", "-2"), 1, "It is the mean: 1.0.")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def browser(n: int) -> str:
+    return f"browser-{n:010d}"
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(store_url: str, clock: Clock) -> Store:
+    opened = Store(store_url, clock=clock)
+    yield opened
+    opened.close()
+
+
+def a_class(store: Store, students: int = 3):
+    started = store.start_class()
+    for n in range(students):
+        store.join(started.code, browser(n))
+    return started, store.ask(started.code, started.secret, ASKED)
+
+
+def test_a_question_is_voted_revealed_voted_again_and_exported(store):
+    started, qid = a_class(store, 4)
+    code, secret = started.code, started.secret
+    for n, option in enumerate([1, 1, 0, 2]):
+        store.vote(code, browser(n), qid, 1, option)
+    status = store.status(code, secret)
+    assert status.members == 4 and status.counts == {1: (1, 2, 1)}
+    assert not status.question.revealed and status.question.round_open
+    store.reveal(code, secret, qid, 1)
+    assert store.poll(code, browser(0)).question.revealed
+    store.vote_again(code, secret, qid, 1)
+    for n in range(4):
+        store.vote(code, browser(n), qid, 2, 1)
+    assert store.status(code, secret).counts == {1: (1, 2, 1), 2: (0, 4, 0)}
+    assert store.poll(code, browser(2)).my_votes == {1: 0, 2: 1}
+    rows = store.results(code, secret)
+    assert [(r["option"], r["correct"], r["round 1"], r["round 2"]) for r in rows] == [
+        ("0.5", False, 1, 0),
+        ("1.0", True, 2, 4),
+        ("-2", False, 1, 0),
+    ]
+
+
+def test_a_second_vote_is_refused_and_the_database_itself_forbids_it(store):
+    started, qid = a_class(store)
+    store.vote(started.code, browser(0), qid, 1, 0)
+    with pytest.raises(Refused, match="already voted"):
+        store.vote(started.code, browser(0), qid, 1, 2)
+    assert store.status(started.code, started.secret).counts == {1: (1, 0, 0)}
+    # Past the app's own check, the unique constraint still holds.
+    with store.engine.begin() as conn:
+        round_id = conn.execute(select(rounds.c.id)).scalar_one()
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"), store.engine.begin() as conn:
+        conn.execute(insert(votes).values(round_id=round_id, browser=browser(0), option=1, at=0))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"code": "ZZZZZZZZ"}, "No class"),
+        ({"question": 999}, "not the one being asked"),
+        ({"round_no": 2}, "closed"),
+        ({"option": 3}, "not one of"),
+        ({"option": -1}, "not one of"),
+        ({"browser": browser(77)}, "Join the class"),
+        ({"browser": "<script>"}, "not valid"),
+    ],
+)
+def test_a_vote_for_anything_unknown_is_refused_and_changes_nothing(store, change, message):
+    started, qid = a_class(store)
+    vote = {
+        "code": started.code,
+        "browser": browser(0),
+        "question": qid,
+        "round_no": 1,
+        "option": 0,
+        **change,
+    }
+    with pytest.raises(Refused, match=message):
+        store.vote(
+            vote["code"], vote["browser"], vote["question"], vote["round_no"], vote["option"]
+        )
+    assert store.status(started.code, started.secret).counts == {1: (0, 0, 0)}
+
+
+def test_votes_after_a_reveal_or_on_an_old_question_are_refused(store):
+    started, qid = a_class(store)
+    store.reveal(started.code, started.secret, qid, 1)
+    with pytest.raises(Refused, match="closed"):
+        store.vote(started.code, browser(0), qid, 1, 0)
+    newer = store.ask(started.code, started.secret, ASKED)
+    with pytest.raises(Refused, match="not the one"):
+        store.vote(started.code, browser(0), qid, 1, 0)
+    store.vote(started.code, browser(0), newer, 1, 0)
+
+
+def test_only_the_instructors_secret_steers_the_class(store):
+    started, qid = a_class(store)
+    code = started.code
+    forged = rules.new_secret()
+    actions = [
+        lambda s: store.publish(code, s, "stepper", "step=3"),
+        lambda s: store.ask(code, s, ASKED),
+        lambda s: store.reveal(code, s, qid, 1),
+        lambda s: store.vote_again(code, s, qid, 1),
+        lambda s: store.status(code, s),
+        lambda s: store.results(code, s),
+        lambda s: store.end(code, s),
+    ]
+    for action in actions:
+        for secret in (forged, "", rules.secret_hash(started.secret)):
+            with pytest.raises(Refused, match="Only the instructor"):
+                action(secret)
+    poll = store.poll(code, browser(0))
+    assert poll.follow.version == 0 and poll.question.id == qid and not poll.ended
+    assert poll.question.round == 1 and poll.question.round_open
+
+
+def test_replayed_or_stale_instructor_actions_are_refused(store):
+    started, qid = a_class(store)
+    code, secret = started.code, started.secret
+    store.vote_again(code, secret, qid, 1)
+    with pytest.raises(Refused, match="moved on"):
+        store.reveal(code, secret, qid, 1)  # a reveal of round 1, sent again late
+    with pytest.raises(Refused, match="at most 2"):
+        store.vote_again(code, secret, qid, 2)
+    newer = store.ask(code, secret, ASKED)
+    with pytest.raises(Refused, match="moved on"):
+        store.reveal(code, secret, qid, 2)
+    assert store.status(code, secret).question.id == newer
+    store.end(code, secret)
+    for action in (lambda: store.ask(code, secret, ASKED), lambda: store.end(code, secret)):
+        with pytest.raises(Refused, match="ended"):
+            action()
+    with pytest.raises(Refused, match="No class"):
+        store.join(code, browser(9))
+
+
+def test_guessed_join_codes_are_refused_then_rate_limited(store, clock):
+    started = store.start_class()
+    guesser = browser(50)
+    for guess in ("ABCD2345", "abcd-2346", "0O1IL000", "short", "x" * 500):
+        with pytest.raises(Refused, match=r"No class|join code is 8"):
+            store.join(guess, guesser)
+    # Five wrong codes: now even the right one is refused, for ten minutes.
+    with pytest.raises(Refused, match="Too many wrong join codes from this browser"):
+        store.join(started.code, guesser)
+    clock.now += 601
+    assert store.join(rules.show_code(started.code).lower(), guesser) == started.code
+
+
+def test_the_whole_server_limits_failed_joins(store_url, clock):
+    store = Store(store_url, Limits(joins_failed_all=3), clock)
+    started = store.start_class()
+    for n in range(3):  # guesses spread over many browsers
+        with pytest.raises(Refused, match="No class"):
+            store.join("ABCD2345", browser(n))
+    with pytest.raises(Refused, match="on this server"):
+        store.join(started.code, browser(10))
+    clock.now += 61
+    store.join(started.code, browser(10))
+    store.close()
+
+
+def test_a_flood_of_votes_from_one_browser_is_refused(store_url, clock):
+    store = Store(store_url, Limits(votes_per_browser=3, votes_per_browser_s=10), clock)
+    started, qid = a_class(store)
+    store.vote(started.code, browser(0), qid, 1, 0)
+    for _ in range(2):
+        with pytest.raises(Refused, match="already voted"):
+            store.vote(started.code, browser(0), qid, 1, 1)
+    for _ in range(3):
+        with pytest.raises(Refused, match="Too many votes"):
+            store.vote(started.code, browser(0), qid, 1, 1)
+    # Others still vote meanwhile.
+    store.vote(started.code, browser(1), qid, 1, 2)
+    assert store.status(started.code, started.secret).counts == {1: (1, 0, 1)}
+    store.close()
+
+
+def test_ended_classes_are_deleted_after_the_retention_time(store, clock):
+    kept, kept_qid = a_class(store)
+    ended, ended_qid = a_class(store)
+    store.vote(ended.code, browser(0), ended_qid, 1, 0)
+    store.end(ended.code, ended.secret)
+    clock.now += 3600
+    assert store.purge(retention_s=7200) == 0
+    clock.now += 3601
+    assert store.purge(retention_s=7200) == 1
+    with pytest.raises(Refused, match="no longer there"):
+        store.poll(ended.code, browser(0))
+    with store.engine.connect() as conn:
+        assert conn.execute(select(votes)).all() == []
+    assert store.poll(kept.code, browser(0)).question.id == kept_qid
+
+
+def test_follow_state_is_what_the_instructor_published_last(store):
+    started, _ = a_class(store)
+    assert store.publish(started.code, started.secret, "stepper", "step=2&seed=3") == 1
+    assert store.publish(started.code, started.secret, "jacobian", "step=3") == 2
+    follow = store.poll(started.code, browser(1)).follow
+    assert (follow.version, follow.page, follow.query) == (2, "jacobian", "step=3")
+
+
+def _voters(
+    url: str, code: str, qid: int, *ranges: tuple[int, int], hold: bool = False
+) -> list[subprocess.Popen]:
+    return [
+        subprocess.Popen(
+            [sys.executable, str(VOTER), url, code, str(qid), str(first), str(count)]
+            + ["--hold"] * hold,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for first, count in ranges
+    ]
+
+
+def test_two_processes_share_one_database(store_url):
+    store = Store(store_url)
+    started = store.start_class()
+    qid = store.ask(started.code, started.secret, ASKED)
+    # Two processes, overlapping browsers 20..29: each of those votes once, whoever is first.
+    procs = _voters(store_url, started.code, qid, (0, 30), (20, 30))
+    outputs = [p.communicate(timeout=120)[0].splitlines() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    accepted = [line.split()[1] for out in outputs for line in out if line.startswith("ok")]
+    refused = [line for out in outputs for line in out if line.startswith("refused")]
+    assert sorted(accepted) == [browser(n) for n in range(50)]
+    assert len(refused) == 10 and all("already voted" in line for line in refused)
+    counts = store.status(started.code, started.secret).counts[1]
+    assert counts == tuple(sum(1 for n in range(50) if n % 3 == k) for k in range(3))
+    store.close()
+
+
+def test_an_acknowledged_vote_survives_its_process_being_killed(store_url):
+    store = Store(store_url)
+    started = store.start_class()
+    qid = store.ask(started.code, started.secret, ASKED)
+    (proc,) = _voters(store_url, started.code, qid, (0, 3), hold=True)
+    acknowledged = [proc.stdout.readline().split()[1] for _ in range(3)]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    assert acknowledged == [browser(n) for n in range(3)]
+    fresh = Store(store_url)
+    assert sum(fresh.status(started.code, started.secret).counts[1]) == 3
+    fresh.close()
+    store.close()
+
+
+def test_an_unreachable_database_is_a_clear_error_not_a_crash():
+    from deploy.processes import free_port
+
+    with pytest.raises(StoreUnavailable, match=r"(?i)connect|refused"):
+        Store(f"postgresql+psycopg://lnlab@127.0.0.1:{free_port()}/none?connect_timeout=2")
+
+
+def test_join_codes_avoid_look_alikes_and_have_enough_entropy():
+    assert not set("01ILO") & set(rules.ALPHABET)
+    assert len(rules.ALPHABET) ** rules.CODE_LENGTH > 5e11
+    codes = {rules.new_code() for _ in range(1000)}
+    assert len(codes) == 1000 and all(rules.read_code(c) == c for c in codes)
+    assert rules.read_code(" abcd-2345 ") == "ABCD2345"

@@ -1,0 +1,12 @@
+"""A live class: the instructor asks, the room answers from their own screens, students follow.
+
+The store (store, over schema; SQLite or PostgreSQL through SQLAlchemy Core) and its pure rules
+(rules: join codes, secrets, limits); where the store is and the browser's cookies (connect);
+this browser's place in a class (membership); following the instructor (follow); the
+student's class bar (student); the Class page (teacher), with what can be asked (asking) and
+the reveal's chart and results file (tally).
+
+May import ln_core, teaching, ui.entry.errors, ui.server.compute, ui.session (the state and
+the link a follower takes); never ui.draw nor pages/. Only app.py and
+pages/teach/ import it.
+"""

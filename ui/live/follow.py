@@ -1,0 +1,97 @@
+"""Students follow the instructor: the instructor's view is published, students' labs catch up.
+
+The instructor's page and view (the query string a share link would carry, ui/share.py) go to
+the store whenever they change: on every full run, and from a small fragment that looks once a
+second (the stepper's buttons rerun only their own fragment). Each student's class bar is a
+fragment that polls the store every POLL_S seconds; when a newer view is there it reruns the
+whole app, whose first step (catch_up) applies the view through the share link's own strict
+parser and switches page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import parse_qsl, urlencode
+
+import streamlit as st
+
+from ui.live import connect, membership, student
+from ui.live.rules import Refused
+from ui.live.store import StoreUnavailable
+from ui.session import share
+
+CLASS_PAGE = "class"
+# How the instructor's screen looks is not the class's view: a projector's large type stays
+# off the students' phones.
+PERSONAL = "presenter"
+
+
+def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
+    """A following student's lab takes the instructor's latest view and page."""
+    me = membership.current()
+    if me is None or me.teaching or not me.following:
+        return
+    try:
+        follow = connect.store().poll(me.code, connect.browser_id()).follow
+    except (Refused, StoreUnavailable):
+        return  # the class bar says what is wrong
+    if follow.version <= me.applied:
+        return
+    membership.update(applied=follow.version)
+    if follow.query:
+        names = [p.url_path for p in pages if p.url_path]
+        link = share.parse(dict(parse_qsl(follow.query)), names)
+        share.apply(link, st.session_state)
+    target = next((p for p in pages if p.url_path == follow.page), None)
+    if target is not None and target.url_path != shown.url_path:
+        st.switch_page(target)
+
+
+def publish(page_path: str) -> None:
+    """Send the instructor's view to the class if it changed (not while on the Class page)."""
+    me = membership.current()
+    if me is None or not me.teaching or page_path == CLASS_PAGE:
+        return
+    view = share.encode(st.session_state)
+    view.pop(PERSONAL, None)
+    query = urlencode(view)
+    if f"{page_path}?{query}" == me.published:
+        return
+    try:
+        connect.store().publish(me.code, me.secret, page_path, query)
+    except Refused as err:
+        st.sidebar.warning(str(err))
+        membership.set_current(None)
+        return
+    except StoreUnavailable as err:
+        st.sidebar.warning(connect.unavailable(err))
+        return
+    membership.update(published=f"{page_path}?{query}")
+
+
+@st.fragment(run_every=1.0)
+def _keep_publishing(page_path: str) -> None:
+    me = membership.current()
+    if me is None or not me.teaching:
+        return
+    publish(page_path)
+    st.caption(f"Class {me.shown_code}: students follow this view.")
+    st.page_link("pages/teach/class.py", label="Class controls", icon=":material/groups:")
+
+
+def bar(page_path: str) -> None:
+    """The class's strip on every page: the student's bar, or the instructor's reminder."""
+    me = membership.current()
+    problem = st.session_state.get("live_problem")
+    if problem:
+        st.warning(problem, icon=":material/wifi_off:")
+        st.button("Dismiss", key="live_dismiss", on_click=st.session_state.update,
+                  kwargs={"live_problem": ""})  # fmt: skip
+    if me is None:
+        return
+    if me.teaching:
+        publish(page_path)
+        with st.sidebar:
+            _keep_publishing(page_path)
+    else:
+        student.class_bar()

@@ -1,0 +1,99 @@
+"""This browser's place in a live class, kept in the session and restored from its cookies.
+
+A student joins by opening a link with ?join=CODE (or typing the code); the instructor by
+starting a class on the Class page. Both survive a reload: the class's code (and for the
+instructor its secret) is read back from the browser's cookies on a session's first run,
+checked against the store, and dropped with a message if the class is gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import streamlit as st
+
+from ui.entry.errors import literal
+from ui.live import connect
+from ui.live.rules import Refused, show_code
+from ui.live.store import StoreUnavailable
+
+JOIN_PARAM = "join"
+
+
+@dataclass(frozen=True)
+class Membership:
+    """The class this browser is in; `secret` is set only in the instructor's browser."""
+
+    code: str
+    secret: str = ""
+    following: bool = True  # a student's lab shows the instructor's view
+    applied: int = 0  # the last follow version shown (students)
+    published: str = ""  # the last view sent to students (instructor)
+
+    @property
+    def teaching(self) -> bool:
+        return bool(self.secret)
+
+    @property
+    def shown_code(self) -> str:
+        return show_code(self.code)
+
+
+def current() -> Membership | None:
+    return st.session_state.get("live")
+
+
+def update(**changes: object) -> None:
+    st.session_state["live"] = replace(st.session_state["live"], **changes)
+
+
+def set_current(membership: Membership | None) -> None:
+    st.session_state["live"] = membership
+    if membership is None:
+        connect.remember(connect.CLASS_COOKIE, "")
+        connect.remember(connect.TEACH_COOKIE, "")
+    elif membership.teaching:
+        connect.remember(connect.TEACH_COOKIE, f"{membership.code}.{membership.secret}")
+    else:
+        connect.remember(connect.CLASS_COOKIE, membership.code)
+
+
+def join(code_text: str) -> None:
+    """Join the class with this code as a student; says why if refused."""
+    try:
+        code = connect.store().join(code_text, connect.browser_id())
+    except Refused as err:
+        st.session_state["live_problem"] = f"Could not join the class {literal(code_text)}: {err}"
+        return
+    except StoreUnavailable as err:
+        st.session_state["live_problem"] = connect.unavailable(err)
+        return
+    st.session_state["live_problem"] = ""
+    set_current(Membership(code))
+
+
+def restore() -> None:
+    """On a session's first run: join from the link, or take back this browser's class."""
+    s = st.session_state
+    if s.get("live_restored"):
+        return
+    s["live_restored"] = True
+    linked = st.query_params.get(JOIN_PARAM)
+    if linked:
+        join(linked)
+        return
+    teach = connect.cookie(connect.TEACH_COOKIE)
+    joined = connect.cookie(connect.CLASS_COOKIE)
+    if not (teach or joined):
+        return  # single-student use: the store is never opened
+    try:
+        if teach and "." in teach:
+            code, secret = teach.split(".", 1)
+            connect.store().check_instructor(code, secret)
+            s["live"] = Membership(code, secret)
+        elif joined:
+            s["live"] = Membership(connect.store().join(joined, connect.browser_id()))
+    except Refused:
+        set_current(None)  # the class ended or was deleted: nothing to take back
+    except StoreUnavailable as err:
+        s["live_problem"] = connect.unavailable(err)

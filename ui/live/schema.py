@@ -1,0 +1,95 @@
+"""The live class's tables (SQLAlchemy Core): the same schema on SQLite and PostgreSQL.
+
+Times are seconds since the epoch (floats), so both databases store and compare them alike.
+One vote per browser per round is the database's own rule (`one_vote_per_round`), not only
+the app's: two replicas racing to record the same student's vote cannot both succeed.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+classes = Table(
+    "lnlab_classes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("code", String(16), nullable=False, unique=True),
+    # sha256 of the instructor's secret; the secret itself lives only in their browser.
+    Column("secret_hash", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("ended_at", Float),
+    # What following students show: the instructor's page and view as a link's query string.
+    Column("follow_version", Integer, nullable=False, default=0),
+    Column("follow_page", String(64), nullable=False, default=""),
+    Column("follow_query", Text, nullable=False, default=""),
+)
+
+members = Table(
+    "lnlab_members",
+    metadata,
+    Column("class_id", Integer, ForeignKey("lnlab_classes.id"), primary_key=True),
+    Column("browser", String(64), primary_key=True),
+    Column("joined_at", Float, nullable=False),
+)
+
+questions = Table(
+    "lnlab_questions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_id", Integer, ForeignKey("lnlab_classes.id"), nullable=False, index=True),
+    Column("title", String(200), nullable=False),
+    Column("prompt", Text, nullable=False),
+    Column("options", Text, nullable=False),  # a JSON list of the choices, in order
+    Column("answer", Integer, nullable=False),  # index into options
+    Column("explanation", Text, nullable=False),
+    Column("asked_at", Float, nullable=False),
+    Column("current_round", Integer, nullable=False),
+    Column("round_open", Boolean, nullable=False),
+    Column("revealed", Boolean, nullable=False),
+)
+
+rounds = Table(
+    "lnlab_rounds",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("question_id", Integer, ForeignKey("lnlab_questions.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("opened_at", Float, nullable=False),
+    UniqueConstraint("question_id", "number", name="one_round_number"),
+)
+
+votes = Table(
+    "lnlab_votes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("round_id", Integer, ForeignKey("lnlab_rounds.id"), nullable=False),
+    Column("browser", String(64), nullable=False),
+    Column("option", Integer, nullable=False),
+    Column("at", Float, nullable=False),
+    UniqueConstraint("round_id", "browser", name="one_vote_per_round"),
+)
+
+# Recent joins that failed and votes sent, per browser: what the rate limits count.
+attempts = Table(
+    "lnlab_attempts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("who", String(64), nullable=False),
+    Column("at", Float, nullable=False),
+    Index("lnlab_attempts_by_who", "kind", "who", "at"),
+)

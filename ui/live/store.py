@@ -1,0 +1,516 @@
+"""The live class's store: one small interface over SQLAlchemy Core, for SQLite or PostgreSQL.
+
+    store = Store("sqlite:///data/classes.sqlite3")       # or "postgresql+psycopg://..."
+    started = store.start_class()                          # code for students, secret for you
+    store.join(started.code, browser)                      # a student's browser joins
+    question_id = store.ask(started.code, started.secret, asked)
+    store.vote(started.code, browser, question_id, 1, option)
+    store.reveal(started.code, started.secret, question_id, 1)
+
+Every instructor action takes the secret (checked against its stored hash) and names the
+question and round it acts on, so a replayed or stale action is refused instead of moving the
+class. Every refusal raises rules.Refused with a message for the person acting and changes
+nothing but the rate limits' counters; a database that cannot be reached raises
+StoreUnavailable. Statements are built with SQLAlchemy Core: all values are bound parameters.
+
+SQLite runs in WAL mode with synchronous=FULL, so a vote whose commit returned survives its
+process being killed, and writers take the lock up front (BEGIN IMMEDIATE) so that processes
+sharing the file queue instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, create_engine, delete, event, func, insert, select, text
+from sqlalchemy import update as sql_update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from ui.live import rules
+from ui.live.rules import Limits, Refused
+from ui.live.schema import attempts, classes, members, metadata, questions, rounds, votes
+
+_WRITE = "lnlab_write"
+
+
+class StoreUnavailable(Exception):
+    """The database could not be reached or answered with an error."""
+
+
+@dataclass(frozen=True)
+class Started:
+    code: str  # for students: in the join link, the QR code and read aloud
+    secret: str  # for the instructor's browser only
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A multiple-choice question as the instructor asks it; `answer` indexes `options`."""
+
+    title: str
+    prompt: str
+    options: tuple[str, ...]
+    answer: int
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """The class's latest question and where it stands."""
+
+    id: int
+    asked: Asked
+    round: int  # the current round, 1 or 2
+    round_open: bool
+    revealed: bool
+    opened_at: float  # when the current round opened
+
+
+@dataclass(frozen=True)
+class Follow:
+    """What a following student shows: the instructor's page and view (a link's query)."""
+
+    version: int
+    page: str
+    query: str
+
+
+@dataclass(frozen=True)
+class Poll:
+    """One student's look at the class: where to be, what is asked, what they answered."""
+
+    follow: Follow
+    ended: bool
+    question: Question | None
+    my_votes: dict[int, int]  # round -> option
+
+
+@dataclass(frozen=True)
+class Status:
+    """The instructor's look: who joined, what is asked, answers per round."""
+
+    members: int
+    question: Question | None
+    counts: dict[int, tuple[int, ...]]  # round -> votes per option (shown only once revealed)
+
+
+class Store:
+    """A class store on the database at `url` (SQLAlchemy URL); the schema is created on start."""
+
+    def __init__(
+        self, url: str, limits: Limits | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.limits, self.clock = limits or Limits(), clock
+        self.engine = _engine(url)
+        self._writer = self.engine.execution_options(**{_WRITE: True})
+        with self._write() as conn:
+            if self.engine.dialect.name == "postgresql":
+                # Replicas starting together would race to create the same tables.
+                conn.execute(text("SELECT pg_advisory_xact_lock(22022)"))
+            metadata.create_all(conn)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with _reachable(), self._writer.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with _reachable(), self.engine.connect() as conn:
+            yield conn
+
+    # The instructor's actions.
+
+    def start_class(self) -> Started:
+        secret = rules.new_secret()
+        for _ in range(5):  # a code already taken (once in ~1e11) is drawn again
+            code = rules.new_code()
+            try:
+                with self._write() as conn:
+                    conn.execute(
+                        insert(classes).values(
+                            code=code,
+                            secret_hash=rules.secret_hash(secret),
+                            created_at=self.clock(),
+                            follow_version=0,
+                            follow_page="",
+                            follow_query="",
+                        )
+                    )
+                return Started(code, secret)
+            except IntegrityError:
+                continue
+        raise StoreUnavailable("could not draw a free join code")
+
+    def _own_class(self, conn: Connection, code: str, secret: str) -> int:
+        row = conn.execute(
+            select(classes.c.id, classes.c.secret_hash, classes.c.ended_at).where(
+                classes.c.code == code
+            )
+        ).first()
+        if row is None or not rules.secret_matches(secret, row.secret_hash):
+            raise Refused("Only the instructor who started this class can do that.")
+        if row.ended_at is not None:
+            raise Refused("This class has ended.")
+        return row.id
+
+    def check_instructor(self, code: str, secret: str) -> None:
+        with self._read() as conn:
+            self._own_class(conn, code, secret)
+
+    def publish(self, code: str, secret: str, page: str, query: str) -> int:
+        """Set what following students show; returns the new follow version."""
+        with self._write() as conn:
+            class_id = self._own_class(conn, code, secret)
+            conn.execute(
+                sql_update(classes)
+                .where(classes.c.id == class_id)
+                .values(
+                    follow_version=classes.c.follow_version + 1,
+                    follow_page=page,
+                    follow_query=query,
+                )
+            )
+            return conn.execute(
+                select(classes.c.follow_version).where(classes.c.id == class_id)
+            ).scalar_one()
+
+    def ask(self, code: str, secret: str, asked: Asked) -> int:
+        """Ask a new question (its round 1 opens; any earlier question closes)."""
+        if not 2 <= len(asked.options) <= 8 or not 0 <= asked.answer < len(asked.options):
+            raise Refused("A question needs 2 to 8 choices and one of them as its answer.")
+        with self._write() as conn:
+            class_id = self._own_class(conn, code, secret)
+            now = self.clock()
+            conn.execute(
+                sql_update(questions)
+                .where(questions.c.class_id == class_id)
+                .values(round_open=False)
+            )
+            question_id = conn.execute(
+                insert(questions)
+                .values(
+                    class_id=class_id,
+                    title=asked.title,
+                    prompt=asked.prompt,
+                    options=json.dumps(list(asked.options)),
+                    answer=asked.answer,
+                    explanation=asked.explanation,
+                    asked_at=now,
+                    current_round=1,
+                    round_open=True,
+                    revealed=False,
+                )
+                .returning(questions.c.id)
+            ).scalar_one()
+            conn.execute(insert(rounds).values(question_id=question_id, number=1, opened_at=now))
+            return question_id
+
+    def _current(self, conn: Connection, class_id: int, lock: bool = False) -> Question | None:
+        query = (
+            select(questions, rounds.c.opened_at)
+            .join(
+                rounds,
+                (rounds.c.question_id == questions.c.id)
+                & (rounds.c.number == questions.c.current_round),
+            )
+            .where(questions.c.class_id == class_id)
+            .order_by(questions.c.id.desc())
+            .limit(1)
+        )
+        # Votes hold the question row shared, so a reveal waits for the votes in flight.
+        row = conn.execute(query.with_for_update(read=True) if lock else query).first()
+        if row is None:
+            return None
+        asked = Asked(
+            row.title, row.prompt, tuple(json.loads(row.options)), row.answer, row.explanation
+        )
+        return Question(
+            row.id, asked, row.current_round, row.round_open, row.revealed, row.opened_at
+        )
+
+    def _move(
+        self, conn: Connection, code: str, secret: str, question_id: int, round_no: int,
+        **values: object,
+    ) -> None:  # fmt: skip
+        """Change the question, if the class is still at this question and round."""
+        current = self._current(conn, self._own_class(conn, code, secret))
+        if current is None or current.id != question_id or current.round != round_no:
+            raise Refused("The class has moved on from that question or round; nothing changed.")
+        conn.execute(sql_update(questions).where(questions.c.id == question_id).values(**values))
+
+    def reveal(self, code: str, secret: str, question_id: int, round_no: int) -> None:
+        """Close the round and show the answers."""
+        with self._write() as conn:
+            self._move(conn, code, secret, question_id, round_no, round_open=False, revealed=True)
+
+    def vote_again(self, code: str, secret: str, question_id: int, round_no: int) -> None:
+        """Close round `round_no` and open the next, with the answer hidden again."""
+        if round_no >= rules.ROUNDS:
+            raise Refused(f"A question has at most {rules.ROUNDS} rounds.")
+        with self._write() as conn:
+            self._move(conn, code, secret, question_id, round_no,
+                       current_round=round_no + 1, round_open=True, revealed=False)  # fmt: skip
+            conn.execute(
+                insert(rounds).values(
+                    question_id=question_id, number=round_no + 1, opened_at=self.clock()
+                )
+            )
+
+    def end(self, code: str, secret: str) -> None:
+        with self._write() as conn:
+            class_id = self._own_class(conn, code, secret)
+            conn.execute(
+                sql_update(classes).where(classes.c.id == class_id).values(ended_at=self.clock())
+            )
+
+    def status(self, code: str, secret: str) -> Status:
+        with self._read() as conn:
+            class_id = self._own_class(conn, code, secret)
+            joined = conn.execute(
+                select(func.count()).select_from(members).where(members.c.class_id == class_id)
+            ).scalar_one()
+            current = self._current(conn, class_id)
+            counts = {} if current is None else self._counts(conn, current)
+            return Status(joined, current, counts)
+
+    def _counts(self, conn: Connection, question: Question) -> dict[int, tuple[int, ...]]:
+        rows = conn.execute(
+            select(rounds.c.number, votes.c.option, func.count())
+            .join(votes, votes.c.round_id == rounds.c.id)
+            .where(rounds.c.question_id == question.id)
+            .group_by(rounds.c.number, votes.c.option)
+        ).all()
+        counts = {n: [0] * len(question.asked.options) for n in range(1, question.round + 1)}
+        for number, option, count in rows:
+            counts[number][option] = count
+        return {n: tuple(c) for n, c in counts.items()}
+
+    def results(self, code: str, secret: str) -> list[dict[str, object]]:
+        """Every question asked, in order: its options and the votes per option per round."""
+        with self._read() as conn:
+            class_id = self._own_class(conn, code, secret)
+            ids = conn.execute(
+                select(questions.c.id).where(questions.c.class_id == class_id).order_by("id")
+            ).scalars()
+            out = []
+            for number, question_id in enumerate(list(ids), start=1):
+                row = conn.execute(select(questions).where(questions.c.id == question_id)).one()
+                options = json.loads(row.options)
+                asked = Asked(row.title, row.prompt, tuple(options), row.answer, row.explanation)
+                question = Question(
+                    row.id, asked, row.current_round, row.round_open, row.revealed, row.asked_at
+                )
+                counts = self._counts(conn, question)
+                for index, option in enumerate(options):
+                    out.append(
+                        {
+                            "question": number,
+                            "title": row.title,
+                            "prompt": row.prompt,
+                            "option": option,
+                            "correct": index == row.answer,
+                            **{f"round {n}": counts[n][index] for n in sorted(counts)},
+                        }
+                    )
+            return out
+
+    # The students' side.
+
+    def _recent(self, conn: Connection, kind: str, who: str | None, seconds: float) -> int:
+        query = select(func.count()).where(
+            attempts.c.kind == kind, attempts.c.at > self.clock() - seconds
+        )
+        if who is not None:
+            query = query.where(attempts.c.who == who)
+        return conn.execute(query.select_from(attempts)).scalar_one()
+
+    def join(self, code_text: str, browser: str) -> str:
+        """A browser joins the class with this code; returns the code in its stored form."""
+        rules.check_browser_id(browser)
+        lim = self.limits
+        refusal = None
+        with self._write() as conn:
+            mine = self._recent(conn, "join_failed", browser, lim.joins_failed_per_browser_s)
+            everyone = self._recent(conn, "join_failed", None, lim.joins_failed_all_s)
+            if mine >= lim.joins_failed_per_browser:
+                refusal = "Too many wrong join codes from this browser; wait ten minutes."
+            elif everyone >= lim.joins_failed_all:
+                refusal = "Too many wrong join codes on this server just now; try in a minute."
+            else:
+                try:
+                    code = rules.read_code(code_text)
+                    row = conn.execute(
+                        select(classes.c.id, classes.c.ended_at).where(classes.c.code == code)
+                    ).first()
+                except Refused as err:
+                    row, refusal = None, str(err)
+                if row is None or row.ended_at is not None:
+                    refusal = refusal or "No class is running with this join code."
+                    conn.execute(
+                        insert(attempts).values(kind="join_failed", who=browser, at=self.clock())
+                    )
+                else:
+                    known = conn.execute(
+                        select(members.c.browser).where(
+                            members.c.class_id == row.id, members.c.browser == browser
+                        )
+                    ).first()
+                    if known is None:
+                        conn.execute(
+                            insert(members).values(
+                                class_id=row.id, browser=browser, joined_at=self.clock()
+                            )
+                        )
+        if refusal:
+            raise Refused(refusal)
+        return code
+
+    def poll(self, code: str, browser: str) -> Poll:
+        with self._read() as conn:
+            row = conn.execute(select(classes).where(classes.c.code == code)).first()
+            if row is None:
+                raise Refused("This class is no longer there.")
+            current = self._current(conn, row.id)
+            mine: dict[int, int] = {}
+            if current is not None:
+                mine = dict(
+                    conn.execute(
+                        select(rounds.c.number, votes.c.option)
+                        .join(votes, votes.c.round_id == rounds.c.id)
+                        .where(rounds.c.question_id == current.id, votes.c.browser == browser)
+                    ).all()
+                )
+            follow = Follow(row.follow_version, row.follow_page, row.follow_query)
+            return Poll(follow, row.ended_at is not None, current, mine)
+
+    def vote(self, code: str, browser: str, question_id: int, round_no: int, option: int) -> None:
+        """Record one vote; returns only once it is committed (a student may rely on it)."""
+        rules.check_browser_id(browser)
+        refusal = None
+        with self._write() as conn:
+            conn.execute(insert(attempts).values(kind="vote", who=browser, at=self.clock()))
+            try:
+                self._check_vote(conn, code, browser, question_id, round_no, option)
+                with conn.begin_nested():
+                    round_id = conn.execute(
+                        select(rounds.c.id).where(
+                            rounds.c.question_id == question_id, rounds.c.number == round_no
+                        )
+                    ).scalar_one()
+                    conn.execute(
+                        insert(votes).values(
+                            round_id=round_id, browser=browser, option=option, at=self.clock()
+                        )
+                    )
+            except Refused as err:
+                refusal = str(err)
+            except IntegrityError:
+                refusal = "You have already voted in this round."
+        if refusal:
+            raise Refused(refusal)
+
+    def _check_vote(
+        self,
+        conn: Connection,
+        code: str,
+        browser: str,
+        question_id: int,
+        round_no: int,
+        option: int,
+    ) -> None:
+        lim = self.limits
+        if self._recent(conn, "vote", browser, lim.votes_per_browser_s) > lim.votes_per_browser:
+            raise Refused("Too many votes from this browser; wait a few seconds.")
+        row = conn.execute(
+            select(classes.c.id, classes.c.ended_at).where(classes.c.code == code)
+        ).first()
+        if row is None or row.ended_at is not None:
+            raise Refused("No class is running with this join code.")
+        joined = conn.execute(
+            select(members.c.browser).where(
+                members.c.class_id == row.id, members.c.browser == browser
+            )
+        ).first()
+        if joined is None:
+            raise Refused("Join the class before voting.")
+        current = self._current(conn, row.id, lock=True)
+        if current is None or current.id != question_id:
+            raise Refused("That question is not the one being asked now.")
+        if current.round != round_no or not current.round_open:
+            raise Refused("Voting for that round is closed.")
+        rules.check_option(option, list(current.asked.options))
+        already = conn.execute(
+            select(votes.c.id)
+            .join(rounds, votes.c.round_id == rounds.c.id)
+            .where(
+                rounds.c.question_id == question_id,
+                rounds.c.number == round_no,
+                votes.c.browser == browser,
+            )
+        ).first()
+        if already is not None:
+            raise Refused("You have already voted in this round.")
+
+    # Retention.
+
+    def purge(self, retention_s: float) -> int:
+        """Delete classes ended more than `retention_s` ago, with all they hold; old attempts.
+
+        Returns how many classes were deleted.
+        """
+        cutoff = self.clock() - retention_s
+        with self._write() as conn:
+            old = select(classes.c.id).where(classes.c.ended_at < cutoff)
+            old_questions = select(questions.c.id).where(questions.c.class_id.in_(old))
+            old_rounds = select(rounds.c.id).where(rounds.c.question_id.in_(old_questions))
+            conn.execute(delete(votes).where(votes.c.round_id.in_(old_rounds)))
+            conn.execute(delete(rounds).where(rounds.c.question_id.in_(old_questions)))
+            conn.execute(delete(questions).where(questions.c.class_id.in_(old)))
+            conn.execute(delete(members).where(members.c.class_id.in_(old)))
+            longest = max(self.limits.joins_failed_per_browser_s, self.limits.votes_per_browser_s)
+            conn.execute(delete(attempts).where(attempts.c.at < self.clock() - longest))
+            return conn.execute(delete(classes).where(classes.c.ended_at < cutoff)).rowcount
+
+
+@contextmanager
+def _reachable() -> Iterator[None]:
+    try:
+        yield
+    except IntegrityError:
+        raise
+    except DBAPIError as err:
+        raise StoreUnavailable(str(err.orig or err).splitlines()[0][:200]) from err
+
+
+def _engine(url: str) -> Engine:
+    if not url.startswith("sqlite"):
+        # A database host that does not answer fails in seconds, not at the TCP timeout.
+        return create_engine(
+            url, pool_pre_ping=True, pool_size=5, max_overflow=5,
+            connect_args={"connect_timeout": 5},
+        )  # fmt: skip
+    engine = create_engine(url, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _setup(dbapi_connection, _record) -> None:
+        # The driver's own transaction handling off: BEGIN is emitted below instead.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", "busy_timeout=30000"):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get(_WRITE)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine

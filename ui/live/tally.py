@@ -1,0 +1,65 @@
+"""A question's votes: the bar chart the instructor reveals, and the results file."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import plotly.graph_objects as go
+
+from ui.live.store import Asked
+
+ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue
+
+
+def chart(asked: Asked, counts: dict[int, tuple[int, ...]]) -> go.Figure:
+    """Votes per option, one bar per round, the right answer marked."""
+    labels = [
+        f"{option} ✓" if i == asked.answer else option for i, option in enumerate(asked.options)
+    ]
+    fig = go.Figure(
+        [
+            go.Bar(
+                name=f"round {number}",
+                x=labels,
+                y=list(votes),
+                text=list(votes),
+                textposition="outside",
+                marker_color=ROUND_COLOURS[(number - 1) % len(ROUND_COLOURS)],
+            )
+            for number, votes in sorted(counts.items())
+        ]
+    )
+    fig.update_layout(
+        barmode="group", height=320, margin=dict(l=40, r=10, t=20, b=40), yaxis_title="votes"
+    )
+    return fig
+
+
+def moved(counts: dict[int, tuple[int, ...]], answer: int) -> str:
+    """How the class's answers moved from the first round to the last, in words."""
+    shares = []
+    for number, votes in sorted(counts.items()):
+        total = sum(votes)
+        share = f"{votes[answer]} of {total} right" if total else "no votes"
+        shares.append(f"round {number}: {share}")
+    return "; ".join(shares)
+
+
+def results_csv(rows: list[dict[str, object]]) -> str:
+    """The class's results: one line per question and option, votes per round."""
+    rounds = sorted({k for row in rows for k in row if k.startswith("round ")})
+    columns = ["question", "title", "prompt", "option", "correct", *rounds]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, restval=0)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _cell(value: object) -> object:
+    # A spreadsheet runs a cell that starts with = + - @ as a formula; numbers stay numbers.
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value

@@ -1,0 +1,165 @@
+"""The Class page: start a class, show how to join, ask, count, reveal, vote again, end.
+
+Only this browser holds the class's secret (in its session and a cookie), and every action
+here sends it; the store refuses any action without it. While a round is open the page shows
+how many answered and for how long, never which answers: the distribution appears only on
+reveal, when the discussion is over.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+
+from ui.live import asking, connect, membership, tally
+from ui.live.rules import ROUNDS, Refused
+from ui.live.store import Status, StoreUnavailable
+
+REFRESH_S = 1.0
+
+
+def join_link(code: str) -> str:
+    url = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{url.scheme}://{url.netloc}/?{membership.JOIN_PARAM}={code}"
+
+
+def _qr_png(link: str) -> bytes:
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="png", scale=10, border=2)
+    return out.getvalue()
+
+
+def _start() -> None:
+    try:
+        store = connect.store()
+        store.purge(connect.retention_s())
+        started = store.start_class()
+    except StoreUnavailable as err:
+        st.session_state["live_problem"] = connect.unavailable(err)
+        return
+    membership.set_current(membership.Membership(started.code, started.secret))
+
+
+def _act(action: str, *args: int) -> None:
+    """One instructor action on the store; a refusal is kept to show on the next run."""
+    me = membership.current()
+    store = connect.store()
+    try:
+        if action == "ask":
+            title = st.session_state.get("live_ask")
+            maker = asking.choices().get(title)
+            if maker is None:
+                raise Refused("Choose a question to ask first.")
+            store.ask(me.code, me.secret, asking.asked(title, maker))
+        elif action == "reveal":
+            store.reveal(me.code, me.secret, *args)
+        elif action == "again":
+            store.vote_again(me.code, me.secret, *args)
+        elif action == "end":
+            store.end(me.code, me.secret)
+            membership.set_current(None)
+    except Refused as err:
+        st.session_state["live_problem"] = str(err)
+    except StoreUnavailable as err:
+        st.session_state["live_problem"] = connect.unavailable(err)
+
+
+def page() -> None:
+    me = membership.current()
+    if me is None or not me.teaching:
+        _welcome(me)
+        return
+    link = join_link(me.code)
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown(f"### Join code: `{me.shown_code}`")
+        st.markdown("Open the link or scan the code; no names, no accounts.")
+        st.code(link, language=None)
+        st.caption(
+            "Your students' labs follow your inputs, page and step while you teach; each of "
+            "them can stop following and rejoin. Keep this browser: it alone steers the class."
+        )
+    right.image(_qr_png(link), caption="Scan to join", width=260)
+    if urlsplit(link).hostname in ("localhost", "127.0.0.1", "::1"):
+        st.warning(
+            "This link names this computer only. For students on the network, start the lab "
+            "with `--address 0.0.0.0` and open this page by the computer's network address.",
+            icon=":material/lan:",
+        )
+    _live(me.code, me.secret)
+    st.divider()
+    left, right = st.columns(2)
+    left.download_button(
+        "Download the results (CSV)",
+        data=lambda: tally.results_csv(connect.store().results(me.code, me.secret)),
+        file_name=f"class_{me.code}_results.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    right.button(
+        "End the class", on_click=_act, args=("end",), icon=":material/stop_circle:",
+        help=f"Students keep their labs; the class's votes are deleted "
+        f"{connect.retention_s() / 3600:g} h after it ends.",
+    )  # fmt: skip
+
+
+def _welcome(me: membership.Membership | None) -> None:
+    st.markdown(
+        "Run a live class: your students join from their own screens with a link or a QR "
+        "code, their labs follow your steps, and they answer the lab's questions: everyone "
+        "votes, you reveal the answers when the discussion is over, and they vote again."
+    )
+    if me is not None:
+        st.info(f"This browser is in class {me.shown_code} as a student.")
+    st.button("Start a class", type="primary", on_click=_start, icon=":material/groups:")
+
+
+@st.fragment(run_every=REFRESH_S)
+def _live(code: str, secret: str) -> None:
+    try:
+        status = connect.store().status(code, secret)
+    except Refused as err:
+        st.warning(str(err))
+        return
+    except StoreUnavailable as err:
+        st.error(connect.unavailable(err))
+        return
+    st.metric("Students joined", status.members)
+    _ask_controls()
+    if status.question is not None:
+        _question(status)
+
+
+def _ask_controls() -> None:
+    with st.container(border=True):
+        options = list(asking.choices())
+        st.selectbox("Ask the class", options, key="live_ask")
+        st.button("Ask", on_click=_act, args=("ask",), type="primary", icon=":material/quiz:")
+
+
+def _question(status: Status) -> None:
+    question = status.question
+    asked = question.asked
+    st.markdown(f"#### {asked.title}\n\n{asked.prompt}")
+    st.markdown("\n".join(f"- {option}" for option in asked.options))
+    answered = sum(status.counts.get(question.round, ()))
+    elapsed = int(time.time() - question.opened_at)
+    cols = st.columns(3)
+    cols[0].metric(f"Answered, round {question.round}", f"{answered} of {status.members}")
+    cols[1].metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}")
+    round_id = (question.id, question.round)
+    if not question.revealed:
+        cols[2].button("Reveal", on_click=_act, args=("reveal", *round_id), type="primary",
+                       icon=":material/visibility:")  # fmt: skip
+    if question.round < ROUNDS:
+        cols[2].button("Discuss and vote again", on_click=_act, args=("again", *round_id),
+                       icon=":material/forum:")  # fmt: skip
+    if question.revealed:
+        st.plotly_chart(tally.chart(asked, status.counts), key="live_chart")
+        st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")
+        st.caption(tally.moved(status.counts, asked.answer))
