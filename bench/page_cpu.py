@@ -1,11 +1,24 @@
-"""CPU time of one rerun of each page (default inputs, after a first visit), in AppTest.
+"""CPU per full rerun of each page and per click inside its fragment, as ratios to Streamlit's
+own floor measured in the same run.
 
-    python -m bench.page_cpu --rounds 7                    # this checkout
-    python -m bench.page_cpu --root /path/to/other/checkout  # e.g. an older commit
+    python -m bench.page_cpu --rounds 30                      # this checkout
+    python -m bench.page_cpu --root /path/to/other/checkout   # e.g. an older commit
 
-Process CPU time (every thread: the script and AppTest's reading of its output) of each page's
-rerun, median over rounds; the pages are app.py's. Less sensitive to a busy machine than wall
-time, so before/after comparisons can be made while other jobs run.
+What is measured: the process CPU time (every thread: the script runner and AppTest's reading
+of its output) of one AppTest run, at the default inputs, after a first untimed round (imports
+and caches warm, as on a server that has served the page once).
+- The floor: a full rerun of bench/floor_app.py, a bare app with the lab's navigation (as many
+  pages), its eight sidebar widgets and one line of markdown, in the same process.
+- Each page: a full rerun of app.py on that page (app.py's sidebar and link, the page, the
+  guide's footer), as after a sidebar change.
+- Each interaction of bench/interactions.py: the rerun of the page's fragment alone, as a
+  browser asks for it (bench/fragment_rerun.py).
+Each round runs the floor, then every page followed by its interactions, so a shared machine's
+slow drifts hit all alike; each figure is the median over rounds, and each ratio is the median
+over rounds of the figure divided by the floor of the same round (the floor itself swings by a
+third between runs on a busy machine; a ratio within one round does not).
+Goals (issue 25): mean over pages at most 3x the floor, every page at most 5x, every
+interaction at most 2x.
 """
 
 from __future__ import annotations
@@ -15,41 +28,92 @@ import logging
 import statistics
 import sys
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from bench.fragment_rerun import fragment_rerun, page_fragment
+from bench.interactions import INTERACTIONS
 from bench.lab_pages import lab_pages
 
 ROOT = Path(__file__).resolve().parents[1]
+FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
+FLOOR = "floor"
+GOALS = {"mean": 3.0, "page": 5.0, "interaction": 2.0}
 
 
-def page_cpu_ms(root: Path, rounds: int) -> dict[str, float]:
+def cpu_ms(run: Callable[[], AppTest]) -> float:
+    """CPU milliseconds of one run; a run that raised is not a measurement of the page."""
+    start = time.process_time()
+    at = run()
+    spent = (time.process_time() - start) * 1e3
+    if at.exception:
+        raise RuntimeError(f"the run raised: {at.exception[0].value}")
+    return spent
+
+
+def measure(root: Path, rounds: int) -> dict[str, list[float]]:
+    """CPU ms of the floor ("floor"), of each page (its name) and of each interaction
+    ("page · label"), one value per round, over `rounds` rounds after one untimed round."""
     logging.disable(logging.WARNING)  # AppTest's bare-mode warnings
     sys.path.insert(0, str(root))  # the pages import that checkout's ui and ln_core
     pages = lab_pages((root / "app.py").read_text())
-    at = AppTest.from_file(str(root / "app.py"), default_timeout=300).run()
-    for page in pages:  # first visits: imports and caches
-        at.switch_page(page.script).run()
-    samples: dict[str, list[float]] = {page.name: [] for page in pages}
-    for _ in range(rounds):
+    floor = AppTest.from_file(str(FLOOR_APP), default_timeout=300)
+    floor.session_state["floor_pages"] = len(pages)
+    lab = AppTest.from_file(str(root / "app.py"), default_timeout=300).run()
+    samples: dict[str, list[float]] = defaultdict(list)
+    for round_number in range(rounds + 1):
+        taken: dict[str, float] = {FLOOR: cpu_ms(floor.run)}
         for page in pages:
-            at.switch_page(page.script)
-            start = time.process_time()
-            at.run()
-            samples[page.name].append((time.process_time() - start) * 1e3)
-    return {name: statistics.median(values) for name, values in samples.items()}
+            lab.switch_page(page.script)
+            taken[page.name] = cpu_ms(lab.run)
+            for interaction in (i for i in INTERACTIONS if i.page == page.name):
+                fragment = page_fragment(lab)
+                interaction.act(lab)
+                name = f"{page.name} · {interaction.label}"
+                taken[name] = cpu_ms(lambda fragment=fragment: fragment_rerun(lab, fragment))
+        if round_number > 0:  # the first round warms imports and caches
+            for name, value in taken.items():
+                samples[name].append(value)
+    return dict(samples)
+
+
+def report(samples: dict[str, list[float]]) -> str:
+    """A Markdown table of every figure (median ms) and its ratio to the floor (median over
+    rounds of the ratio within a round), then the goals."""
+    floors = samples[FLOOR]
+    ms = {name: statistics.median(values) for name, values in samples.items()}
+    ratio = {
+        name: statistics.median(v / f for v, f in zip(values, floors, strict=True))
+        for name, values in samples.items()
+    }
+    pages = [name for name in samples if name != FLOOR and " · " not in name]
+    clicks = [name for name in samples if " · " in name]
+    lines = ["| rerun | CPU ms | x floor |", "| --- | ---: | ---: |"]
+    lines.append(f"| floor (bare app, full rerun) | {ms[FLOOR]:.1f} | 1.0 |")
+    lines += [f"| {k} (full rerun) | {ms[k]:.1f} | {ratio[k]:.1f} |" for k in pages]
+    mean_ms, mean_ratio = (statistics.mean(d[k] for k in pages) for d in (ms, ratio))
+    lines.append(f"| mean over pages | {mean_ms:.1f} | {mean_ratio:.1f} |")
+    lines += [f"| {k} (fragment) | {ms[k]:.1f} | {ratio[k]:.1f} |" for k in clicks]
+    worst_page, worst_click = max(ratio[k] for k in pages), max(ratio[k] for k in clicks)
+    lines += [
+        "",
+        f"mean over pages {mean_ratio:.1f}x (goal <= {GOALS['mean']:g}x); "
+        f"slowest page {worst_page:.1f}x (goal <= {GOALS['page']:g}x); "
+        f"slowest interaction {worst_click:.1f}x (goal <= {GOALS['interaction']:g}x); "
+        f"{len(floors)} rounds",
+    ]
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
-    result = page_cpu_ms(args.root.resolve(), args.rounds)
-    for name, value in result.items():
-        print(f"{name:10s} {value:6.1f} ms CPU")
-    print(f"{'mean':10s} {statistics.mean(result.values()):6.1f} ms CPU")
+    print(report(measure(args.root.resolve(), args.rounds)))
 
 
 if __name__ == "__main__":

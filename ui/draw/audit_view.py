@@ -4,7 +4,10 @@ which is session state)."""
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from ln_core.audit import DOCUMENTS, AuditResult, Document
@@ -70,19 +73,30 @@ def _notation(document: Document) -> None:
         st.markdown(f"| the document writes | in the lab |\n|---|---|\n{rows}")
 
 
+# Building each entry's small table through pandas and Arrow was a third of the audit's CPU on
+# every rerun; the same numbers give the same table, and an Arrow table cannot be changed, so one
+# is kept per pair of columns (as Streamlit would have converted the frame itself).
+@functools.lru_cache(maxsize=1024)
+def _numbers_table(values: tuple[float, ...], reference: tuple[float, ...]) -> pa.Table:
+    return pa.Table.from_pandas(
+        pd.DataFrame(
+            {
+                "the formula gives": [f"{v:.6g}" for v in values],
+                "the true value": [f"{v:.6g}" for v in reference],
+            },
+            index=[f"entry {i + 1}" for i in range(len(values))],
+        )
+    )
+
+
 def _numbers(result: AuditResult) -> None:
     """The first numbers of the formula and of the true value, side by side."""
     if not result.values:
         return
-    st.table(
-        pd.DataFrame(
-            {
-                "the formula gives": [f"{v:.6g}" for v in result.values],
-                "the true value": [f"{v:.6g}" for v in result.reference_values],
-            },
-            index=[f"entry {i + 1}" for i in range(len(result.values))],
-        )
-    )
+    # The rows are named ("entry 1", ...), so the index shows; said here, because left to guess
+    # Streamlit turns the Arrow table back into pandas to look at its index.
+    table = _numbers_table(tuple(result.values), tuple(result.reference_values))
+    st.table(table, hide_index=False)
 
 
 def _entry(result: AuditResult, opened: bool) -> None:
@@ -95,14 +109,22 @@ def _entry(result: AuditResult, opened: bool) -> None:
         )
         st.latex(result.line)
         st.caption(plain(f"Model: {result.model}."))
-        if result.reading:
-            st.markdown(plain(f"How it is read: {result.reading}"))
-        st.markdown(plain(f"It claims to be {result.claim}; checked against {result.reference}."))
-        st.markdown(f"**{result.verdict.capitalize()}.** {plain(result.reason)}")
+        # Consecutive paragraphs go in one Markdown element (they read the same, one paragraph
+        # each): an element costs more to send than its text, and a document has a dozen
+        # entries or more.
+        reading = [plain(f"How it is read: {result.reading}")] if result.reading else []
+        st.markdown(
+            "\n\n".join(
+                [
+                    *reading,
+                    plain(f"It claims to be {result.claim}; checked against {result.reference}."),
+                    f"**{result.verdict.capitalize()}.** {plain(result.reason)}",
+                ]
+            )
+        )
         _numbers(result)
         if result.mistake is not None:
-            st.markdown(f"**The mistake.** {plain(result.mistake)}")
-            st.markdown("**Smallest correction**")
+            st.markdown(f"**The mistake.** {plain(result.mistake)}\n\n**Smallest correction**")
             st.latex(result.correction)
             st.caption(
                 f"The corrected form's error on your inputs: {number(result.correction_error)}."

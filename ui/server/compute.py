@@ -25,7 +25,7 @@ from ln_core.residual_check import residual_judgements
 from teaching.upstream import squared_error_gradient
 from ui.entry.inputs import Inputs
 from ui.export.bundle import Bundle, make_bundle
-from ui.server.overflow import overflowed, require_finite
+from ui.server.overflow import first_nonfinite, overflowed, require_finite
 
 CACHE_TTL_S = 3600  # a lesson: results outlive page switches, not the day
 CACHE_BUDGET_MB = 256
@@ -41,13 +41,21 @@ def cached(max_entries: int, max_mb: int):
 
     def decorate(function):
         SIZES_MB[function.__name__] = max_mb
+
+        # Where the result is not finite is found once, when it is computed, and kept beside
+        # it: walking a large result (the audit's) on every cache hit cost more than the hit.
+        @functools.wraps(function)
+        def with_nonfinite(*args, **kwargs):
+            result = function(*args, **kwargs)
+            return result, first_nonfinite(result)
+
         store = st.cache_data(
             max_entries=max_entries,
             max_size=f"{max_mb}MiB",
             ttl=CACHE_TTL_S,
             show_spinner=False,
             hash_funcs={Inputs: lambda i: i.digest},
-        )(function)
+        )(with_nonfinite)
         what = function.__name__.replace("_", " ") + " computation"
 
         @functools.wraps(function)
@@ -55,10 +63,10 @@ def cached(max_entries: int, max_mb: int):
             # An overflow shows up in the result, which require_finite names for the student.
             try:
                 with np.errstate(over="ignore", invalid="ignore"):
-                    result = store(inputs, *args, **kwargs)
+                    result, nonfinite = store(inputs, *args, **kwargs)
             except FloatingPointError as err:
                 raise overflowed(what, str(err), inputs) from None
-            require_finite(what, result, inputs)
+            require_finite(what, nonfinite, inputs)
             return result
 
         checked.clear = store.clear

@@ -1,9 +1,9 @@
 """Results that overflowed are named in words instead of reaching the screen as NaN or inf.
 
 Inputs may be finite and still too large for what a page computes from them (beta = 1e308
-makes the loss sum(dout * y) overflow float64). compute.py passes every result through
-require_finite, and turns NumPy's FloatingPointError into `overflowed`: both give a ValueError
-a student can read.
+makes the loss sum(dout * y) overflow float64). compute.py looks for a NaN or inf in every
+result once (first_nonfinite), names it on every use (require_finite), and turns NumPy's
+FloatingPointError into `overflowed`: each gives a ValueError a student can read.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ def _parts(value: object) -> list[tuple[str, object]]:
     return []
 
 
-def require_finite(what: str, result: object, inputs: Inputs | None) -> None:
-    """Raise ValueError naming what overflowed in `result`, and the largest input."""
-    where = first_nonfinite(result)
+def require_finite(what: str, where: str | None, inputs: Inputs | None) -> None:
+    """Raise ValueError naming what overflowed, where first_nonfinite found a NaN or inf in
+    its result (None: nowhere), and the largest input."""
     if where is not None:
         raise overflowed(what, f"{where or 'its result'} is not a finite number", inputs)
 

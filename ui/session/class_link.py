@@ -3,6 +3,7 @@ hides, presenter mode; shown as text to copy and as a QR code to project."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -38,6 +39,9 @@ def class_params(
     return params
 
 
+# Encoding a QR code (choosing its mask) was half the Export page's CPU on every rerun, for a
+# link that changes only when the numbers or the builder's choices do.
+@functools.lru_cache(maxsize=64)
 def qr_svg(link: str) -> str:
     """The link as a QR code (inline SVG) large enough to scan from the back of a room, named
     for a screen reader."""

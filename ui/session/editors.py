@@ -52,7 +52,14 @@ def array_editor(
     if too_large is not None:
         st.info(too_large)
         return
-    frame = vectors_frame(array).map(format_number)
+    numbers = vectors_frame(array)
+    # Formatted row by row: DataFrame.map calls back into pandas for every cell, which cost
+    # twice as much on every rerun of the Inputs page.
+    frame = pd.DataFrame(
+        [[format_number(v) for v in row] for row in numbers.to_numpy()],
+        index=numbers.index,
+        columns=numbers.columns,
+    )
     if index is not None:
         frame.index = index
     key = f"editor_{name}_{st.session_state['editor_version']}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -21,7 +21,7 @@ import streamlit as st
 
 from ln_core.bugs import Bug
 from ln_core.derivation import TARGETS
-from teaching.presets import PRESETS, make_example
+from teaching.presets import PRESETS, Example, make_example
 from teaching.quiz import PAGE_QUESTIONS
 from teaching.steps import N_STEPS
 from ui.entry.errors import listed, literal
@@ -243,7 +243,7 @@ def encode(session: Any) -> dict[str, str]:
     """The query parameters that reproduce this session's view."""
     params = {key: _format(session[state_key]) for key, (state_key, _) in SCALARS.items()}
     if session["x"].size <= LINK_MAX_ENTRIES:
-        regenerated = make_example(session["preset"], state.shape(), session["seed"])
+        regenerated = _example(session["preset"], state.shape(), session["seed"])
         defaults = {"x": regenerated.x, "gamma": regenerated.gamma, "beta": regenerated.beta}
         for name in ARRAYS:
             default = defaults.get(name)
@@ -258,6 +258,13 @@ def encode(session: Any) -> dict[str, str]:
     if session.get("guide_checked"):
         params["checked"] = ",".join(sorted(n or "home" for n in session["guide_checked"]))
     return params
+
+
+# The link is encoded two or three times per rerun (app.py, a fragment, a download's link); the
+# preset's example it is compared with depends on these three values only. Read, never changed.
+@lru_cache(maxsize=32)
+def _example(preset: str, shape: tuple[int, ...], seed: int) -> Example:
+    return make_example(preset, shape, seed)
 
 
 def _matters(name: str, session: Any) -> bool:
@@ -311,7 +318,13 @@ def show_link_problems() -> None:
 
 def write_link() -> None:
     """Keep the URL's query string equal to the current view (written before the page runs)."""
-    st.query_params.from_dict(encode(st.session_state))
+    params = encode(st.session_state)
+    # Most reruns leave the view as it was: rewriting the same query string sends a message
+    # for nothing. Compared key by key with every value, so a key given twice is rewritten.
+    if {key: st.query_params.get_all(key) for key in st.query_params} != {
+        key: [value] for key, value in params.items()
+    }:
+        st.query_params.from_dict(params)
 
 
 def current_link(url_path: str | None = None) -> str:

@@ -1,0 +1,42 @@
+"""Rerun only a page's fragment in AppTest, as a browser does when a widget inside it changes.
+
+AppTest (Streamlit 1.67) always reruns the whole script, so a click on the Stepper's Next would
+be measured as a full rerun. A browser instead sends the rerun with the fragment's id, and the
+server then runs that fragment alone (no app.py, no sidebar). This module makes AppTest's run
+send that id, so bench/page_cpu.py measures what a click really costs the server.
+"""
+
+from __future__ import annotations
+
+import functools
+from unittest import mock
+
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+from streamlit.testing.v1 import AppTest
+
+# The name AppTest's script runner builds each run's RerunData from; patching it there adds
+# the fragment id without copying AppTest's run.
+_RERUN_DATA = "streamlit.testing.v1.local_script_runner.RerunData"
+
+
+def page_fragment(at: AppTest) -> str:
+    """The id of the one fragment the last full run registered (each lab page has at most one).
+
+    A full run forgets fragments it did not register, so after a page's full run the storage
+    holds that page's fragments only. Raises if there is not exactly one.
+    """
+    # AppTest keeps the fragments across its runs in this (private) storage; no public way
+    # to read a fragment's id exists in AppTest.
+    ids = list(at._fragment_storage._fragments)
+    if len(ids) != 1:
+        raise RuntimeError(f"expected one fragment on the page, found {len(ids)}")
+    return ids[0]
+
+
+def fragment_rerun(at: AppTest, fragment_id: str) -> AppTest:
+    """Run AppTest with the widget changes made since the last run, running only the fragment.
+
+    Afterwards at's elements are the fragment's only (as a browser's delta would be).
+    """
+    with mock.patch(_RERUN_DATA, functools.partial(RerunData, fragment_id=fragment_id)):
+        return at.run()

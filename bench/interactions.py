@@ -1,0 +1,68 @@
+"""The clicks inside the lab's fragments that bench/page_cpu.py times, page by page.
+
+Each is what a student does on the page (the Stepper's Next, a vector picker, a toggle, a
+chooser); a browser reruns only the page's fragment for it. Each page's list ends where it
+began (Next then Prev, a toggle on then off), so every round starts from the default inputs.
+Widgets are found by the keys ui/session/state.bound gives them ("w_<state key>_"), values are
+written out (the bug's and documents' keys): importing the app's packages here would pin them to
+this checkout when --root measures another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from streamlit.testing.v1 import AppTest
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """page: the page's name (its script's stem); label: what the student does; act: the
+    change made to the AppTest before the fragment's rerun."""
+
+    page: str
+    label: str
+    act: Callable[[AppTest], object]
+
+
+def clicked(label: str) -> Callable[[AppTest], object]:
+    return lambda at: next(b for b in at.button if b.label == label).click()
+
+
+def toggled(key: str, on: bool) -> Callable[[AppTest], object]:
+    return lambda at: at.toggle(key=key).set_value(on)
+
+
+def typed(key: str, text: str) -> Callable[[AppTest], object]:
+    return lambda at: at.text_input(key=key).input(text)
+
+
+def chosen(key: str, value: str) -> Callable[[AppTest], object]:
+    # By value: AppTest's select_index passes the shown label where a value is due.
+    return lambda at: at.selectbox(key=key).set_value(value)
+
+
+def picked(key: str, value: str) -> Callable[[AppTest], object]:
+    return lambda at: at.radio(key=key).set_value(value)
+
+
+INTERACTIONS: tuple[Interaction, ...] = (
+    Interaction("stepper", "Next", clicked("Next")),
+    Interaction("stepper", "Prev", clicked("Prev")),
+    Interaction("stepper", "Predict before reveal on", toggled("w_quiz_", True)),
+    Interaction("stepper", "Predict before reveal off", toggled("w_quiz_", False)),
+    Interaction("jacobian", "Row 1", typed("w_view_b_", "1")),
+    Interaction("jacobian", "Three paths on", toggled("w_jacobian_paths_", True)),
+    Interaction("jacobian", "Three paths off", toggled("w_jacobian_paths_", False)),
+    Interaction("jacobian", "Row 0", typed("w_view_b_", "0")),
+    Interaction("gradcheck", "Row 1", typed("w_view_b_", "1")),
+    Interaction("gradcheck", "A known bug", chosen("w_bug_", "forget_gamma")),
+    Interaction("gradcheck", "No bug", chosen("w_bug_", "none")),
+    Interaction("gradcheck", "Row 0", typed("w_view_b_", "0")),
+    Interaction("audit", "Another document", chosen("w_audit_document_", "001")),
+    Interaction("audit", "The first document", chosen("w_audit_document_", "000")),
+    Interaction("batchnorm", "Normalize: batch", picked("w_norm_kind_", "batch")),
+    Interaction("batchnorm", "Normalize: rms", picked("w_norm_kind_", "rms")),
+    Interaction("batchnorm", "Normalize: layer", picked("w_norm_kind_", "layer")),
+)

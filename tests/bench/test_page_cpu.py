@@ -1,0 +1,70 @@
+"""bench/page_cpu.py measures what it says: each interaction is a real click inside its page's
+fragment, rerun alone, and the report divides by the floor."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench.fragment_rerun import fragment_rerun, page_fragment  # noqa: E402
+from bench.interactions import INTERACTIONS  # noqa: E402
+from bench.lab_pages import lab_pages  # noqa: E402
+from bench.page_cpu import FLOOR, FLOOR_APP, report  # noqa: E402
+
+PAGES = {page.name: page for page in lab_pages()}
+
+
+def _shown(at: AppTest) -> list[str]:
+    """What the main area shows, element by element (values, labels and texts)."""
+    return [repr(getattr(e, "value", getattr(e, "label", e))) for e in at.main]
+
+
+@pytest.mark.parametrize("page", sorted({i.page for i in INTERACTIONS}))
+def test_each_click_reruns_only_its_pages_fragment_and_changes_what_it_shows(page):
+    logging.disable(logging.WARNING)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    at.switch_page(PAGES[page].script).run()
+    assert not at.exception
+    fragment = page_fragment(at)
+    for interaction in (i for i in INTERACTIONS if i.page == page):
+        before = _shown(at)
+        interaction.act(at)
+        fragment_rerun(at, fragment)
+        assert not at.exception, interaction.label
+        assert len(at.sidebar) == 0, "the sidebar was redrawn: a full rerun, not the fragment's"
+        assert _shown(at) != before, f"{interaction.label} changed nothing"
+
+
+def test_the_floor_app_has_the_labs_navigation_and_sidebar():
+    floor = AppTest.from_file(str(FLOOR_APP), default_timeout=60)
+    floor.session_state["floor_pages"] = len(PAGES)
+    floor.run()
+    assert not floor.exception
+    assert [e.label for e in floor.sidebar if hasattr(e, "label")] == [
+        "Preset", "Shape", "N (rows)", "D (features)", "Random seed", "eps", "dtype",
+        "Presenter mode",
+    ]  # fmt: skip
+    assert [m.value for m in floor.main.markdown] == ["One line of markdown."]
+
+
+def test_the_report_divides_each_round_by_that_rounds_floor():
+    samples = {
+        FLOOR: [2.0, 4.0, 2.0],
+        "home": [6.0, 12.0, 6.0],  # 3x the floor in every round
+        "audit": [12.0, 12.0, 12.0],  # 6x, 3x, 6x
+        "audit · a click": [5.0, 10.0, 5.0],  # 2.5x in every round
+    }
+    text = report(samples)
+    assert "| floor (bare app, full rerun) | 2.0 | 1.0 |" in text
+    assert "| home (full rerun) | 6.0 | 3.0 |" in text
+    assert "| audit (full rerun) | 12.0 | 6.0 |" in text
+    assert "| mean over pages | 9.0 | 4.5 |" in text
+    assert "| audit · a click (fragment) | 5.0 | 2.5 |" in text
+    assert "slowest page 6.0x" in text and "slowest interaction 2.5x" in text
