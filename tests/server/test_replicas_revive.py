@@ -73,7 +73,10 @@ def test_a_replica_that_dies_is_started_again_and_rejoins_the_balancer():
         start_new_session=True,
     )
     try:
-        _wait(lambda: len(_app_ports(supervisor.pid)) == 2 and healthy(port), 180, "started")
+        # Its first line comes once every process answers and the balancer is up: a process
+        # killed before then fails the start itself, not the supervision this test is about.
+        ready = supervisor.stdout.readline() if supervisor.stdout else ""
+        assert "processes behind HAProxy" in ready, ready
         _wait(lambda: all(healthy(p) for p in _app_ports(supervisor.pid).values()), 180, "apps")
         (victim, victim_port), _ = sorted(_app_ports(supervisor.pid).items(), key=lambda i: i[1])
         os.killpg(victim, signal.SIGKILL)  # a crash: no clean shutdown
@@ -82,9 +85,14 @@ def test_a_replica_that_dies_is_started_again_and_rejoins_the_balancer():
             ports = _app_ports(supervisor.pid)
             return victim not in ports and victim_port in ports.values() and healthy(victim_port)
 
-        took = _wait(back, BACK_WITHIN_S, "the dead replica started again")
-        # The balancer's health check takes it back: both cookies reach a working process.
-        _wait(lambda: all(_through_balancer(port, f"app{i}") for i in (0, 1)), 30, "rejoined")
+        try:
+            took = _wait(back, BACK_WITHIN_S, "the dead replica started again")
+            # The balancer's health check takes it back: both cookies reach a working process.
+            _wait(lambda: all(_through_balancer(port, f"app{i}") for i in (0, 1)), 30, "rejoined")
+        except AssertionError as err:
+            stop(supervisor)
+            said = supervisor.stdout.read() if supervisor.stdout else ""
+            raise AssertionError(f"{err}; the supervisor said:\n{said}") from err
         print(f"replica back and healthy after {took:.1f} s")
         running = list(_app_ports(supervisor.pid))
     finally:
