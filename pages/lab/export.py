@@ -46,7 +46,12 @@ with stops_on_error():
     for col, (label, write, file_name, mime, icon) in zip(st.columns(3), downloads, strict=True):
         # The file is written only when its button is clicked (data given as a callable).
         col.download_button(
-            label, partial(write, bundle), file_name=file_name, mime=mime, icon=f":material/{icon}:"
+            label,
+            partial(write, bundle),
+            file_name=file_name,
+            mime=mime,
+            icon=f":material/{icon}:",
+            on_click="ignore",
         )
     st.markdown("**The example as a Jupyter notebook**")
     # The layer options are the Stepper's (and the link's): the notebooks carry them.

@@ -42,13 +42,18 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
         st.error(s.pop("csv_error"))
     cols = st.columns(2)
     cols[0].download_button(
-        "Download x.csv", partial(to_csv, s["x"]), file_name="x.csv", mime="text/csv"
+        "Download x.csv",
+        partial(to_csv, s["x"]),
+        file_name="x.csv",
+        mime="text/csv",
+        on_click="ignore",
     )
     cols[1].download_button(
         "Download gamma_beta.csv",
         partial(to_csv, np.stack([s["gamma"], s["beta"]])),
         file_name="gamma_beta.csv",
         mime="text/csv",
+        on_click="ignore",
     )
 
 st.header("gamma and beta: one value per feature")
@@ -96,5 +101,9 @@ with shown_errors():
 
     array_editor("dout", dout, _store_dout)
     st.download_button(
-        "Download dout.csv", partial(to_csv, dout), file_name="dout.csv", mime="text/csv"
+        "Download dout.csv",
+        partial(to_csv, dout),
+        file_name="dout.csv",
+        mime="text/csv",
+        on_click="ignore",
     )

@@ -140,8 +140,11 @@ def test_export_page_offers_the_downloads_a_link_and_a_snippet_of_the_current_in
         "Download as notebook",
         "Download the exercise notebook",
     ]
-    # The files are deferred: written on click, so the page run itself stays fast.
+    # The files are deferred: written on click, so the page run itself stays fast. A click
+    # only fetches the file: a rerun would cost a full page and could revoke the file the
+    # click is fetching before it is written.
     assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
+    assert all(b.proto.ignore_rerun for b in buttons)
 
     link, snippet = _link_and_snippet(lab)
     assert "seed=6" in link and "dtype=float32" in link

@@ -10,7 +10,9 @@ def test_tables_past_the_cap_are_replaced_by_a_note(lab):
     assert not any(key.startswith(("editor_x_", "editor_dout_")) for key in editors), editors
     notes = [i.value for i in lab.at.main.info]
     assert any("table of x" in n and "D up to 128" in n and "D = 256" in n for n in notes), notes
-    assert len(lab.at.main.get("download_button")) == 3  # x, gamma and beta, dout
+    buttons = lab.at.main.get("download_button")
+    assert len(buttons) == 3  # x, gamma and beta, dout
+    assert all(b.proto.ignore_rerun for b in buttons)  # fetching a file reruns nothing
 
 
 def test_tables_within_the_cap_are_editable(lab):

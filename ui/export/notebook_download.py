@@ -33,5 +33,10 @@ def notebook_downloads(view: View) -> None:
     ]
     for column, (label, write, file_name, icon) in zip(st.columns(2), downloads, strict=True):
         column.download_button(
-            label, partial(write, view), file_name=file_name, mime=_MIME, icon=f":material/{icon}:"
+            label,
+            partial(write, view),
+            file_name=file_name,
+            mime=_MIME,
+            icon=f":material/{icon}:",
+            on_click="ignore",
         )
