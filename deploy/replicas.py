@@ -1,6 +1,7 @@
 """N LayerNorm Lab processes behind HAProxy on one port, each browser kept on one process.
 
     python -m deploy.replicas 2 --port 8501        (what `./run.sh --replicas 2` starts)
+    python -m deploy.replicas auto                 (`./run.sh --replicas auto`: one per core)
 
 Streamlit keeps a session's state, and the files its download buttons serve, in the memory of
 the process that holds the session's websocket. So the balancer must send every request of a
@@ -16,14 +17,19 @@ the replicas run): HAProxy's health check sees it answer and sends browsers to i
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
+import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from deploy.processes import free_port, healthy, stop
@@ -32,6 +38,67 @@ ROOT = Path(__file__).resolve().parents[1]
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 COOKIE = "lnlab_replica"
 REVIVE_S = 1.0  # how often a running set of replicas looks for a process that died
+# Script runs hold the GIL, so a process uses at most one core and processes beyond the cores
+# only share them (and cost ~200 MB each). Twice the cores is allowed, more is a typo.
+PER_CORE_MAX = 2
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "<quota> <period>" or "max <period>"
+
+
+def usable_cores(cpu_max: Path = CPU_MAX) -> int:
+    """The cores this process may run on: its affinity mask, lowered by a cgroup CPU quota.
+
+    A container often sees every core of its host but may only use its quota of them.
+    """
+    if hasattr(os, "sched_getaffinity"):
+        cores = len(os.sched_getaffinity(0))
+    else:  # macOS has no affinity mask
+        cores = os.cpu_count() or 1
+    with contextlib.suppress(OSError, ValueError):
+        quota, period = cpu_max.read_text().split()
+        if quota != "max":
+            # 1.5 cores of quota still run 2 processes faster than 1.
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    return cores
+
+
+def replica_count(text: str, cores: int) -> int:
+    """How many app processes `text` asks for: "auto" (one per core) or a whole number.
+
+    Raises ValueError with a message for the person who typed it.
+    """
+    wanted = text.strip().lower()
+    if wanted == "auto":
+        return cores
+    if not re.fullmatch(r"[0-9]{1,6}|-[0-9]{1,6}", wanted):
+        raise ValueError(
+            f"--replicas {text!r}: give a whole number of processes, like 2, "
+            "or auto for one per core"
+        )
+    count, most = int(wanted), PER_CORE_MAX * cores
+    if count < 1:
+        raise ValueError(f"--replicas {count}: at least 1 process (or auto: one per core)")
+    if count > most:
+        raise ValueError(
+            f"--replicas {count}: this machine has {cores} core{'s' * (cores > 1)}, so at most "
+            f"{most} processes ({PER_CORE_MAX} per core; each uses one core at most). "
+            "Use --replicas auto for one per core."
+        )
+    return count
+
+
+def listen_problem(address: str, port: int) -> str | None:
+    """Why HAProxy could not listen on address:port (in use, no such address), or None.
+
+    Checked before the app processes start, which takes them many seconds.
+    """
+    with socket.socket() as sock:
+        # As HAProxy does: a port whose last connections are still closing is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((address, port))
+        except OSError as err:
+            return err.strerror or str(err)
+    return None
 
 
 def haproxy_config(address: str, port: int, app_ports: list[int]) -> str:
@@ -184,32 +251,74 @@ class Replicas:
         self._dir.cleanup()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("count", type=int, help="how many app processes")
+@dataclass(frozen=True)
+class Options:
+    count: int
+    port: int
+    address: str
+    auto: bool  # the count was "auto": one process per core
+
+
+def parse_options(argv: list[str] | None, cores: int) -> Options:
+    """The command line, checked; a clear message and exit status 2 for anything wrong."""
+    parser = argparse.ArgumentParser(
+        prog="./run.sh --replicas", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "count", metavar="N", help="how many app processes: a whole number, or auto (one per core)"
+    )
     parser.add_argument("--port", type=int, default=8501, help="the one port browsers open")
     parser.add_argument(
         "--address", default="127.0.0.1", help="0.0.0.0 opens it to the classroom network"
     )
     args = parser.parse_args(argv)
-    if not 1 <= args.count <= 64:
-        parser.error("count: 1 to 64 replicas")
-    with Replicas(args.count, args.port, args.address) as replicas:
-        print(
-            f"LayerNorm Lab: {args.count} processes behind HAProxy at "
-            f"http://{args.address}:{replicas.port} (Ctrl-C stops them all)",
-            flush=True,
+    try:
+        count = replica_count(args.count, cores)
+    except ValueError as err:
+        parser.error(str(err))
+    if not 1 <= args.port <= 65535:
+        parser.error(f"--port {args.port}: a port from 1 to 65535, like 8501")
+    return Options(count, args.port, args.address, args.count.strip().lower() == "auto")
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = parse_options(argv, usable_cores())
+    problem = listen_problem(options.address, options.port)
+    if problem:
+        sys.exit(
+            f"cannot listen on {options.address}:{options.port} ({problem}): is the lab already "
+            "running? Stop it, or choose another port, like --port 8502"
         )
-        # A handler, not a blocked signal mask: processes started again later inherit a mask
-        # and would then ignore the SIGTERM that stops them; handlers reset at exec.
-        stopped: list[int] = []
-        signal.signal(signal.SIGINT, lambda signum, _frame: stopped.append(signum))
-        signal.signal(signal.SIGTERM, lambda signum, _frame: stopped.append(signum))
-        while not stopped:
-            for index in replicas.revive():
-                print(f"app{index} had stopped: started again on its port", flush=True)
-            time.sleep(REVIVE_S)
-        print(f"stopping ({signal.Signals(stopped[0]).name})")
+    # Until every process answers, a SIGTERM interrupts the start as Ctrl-C does, and the
+    # start stops what it had started (Replicas.__enter__) instead of leaving it running.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        with Replicas(options.count, options.port, options.address) as replicas:
+            serve(replicas, options)
+    except KeyboardInterrupt:
+        sys.exit("stopped while starting")
+    except RuntimeError as err:
+        sys.exit(f"could not start: {err}")
+
+
+def serve(replicas: Replicas, options: Options) -> None:
+    """Announce the address, then start again any process that stops, until Ctrl-C or SIGTERM."""
+    per_core = " (one per core)" if options.auto else ""
+    print(
+        f"LayerNorm Lab: {options.count} processes{per_core} behind HAProxy at "
+        f"http://{options.address}:{replicas.port} (Ctrl-C stops them all)",
+        flush=True,
+    )
+    # A handler, not a blocked signal mask: processes started again later inherit a mask
+    # and would then ignore the SIGTERM that stops them; handlers reset at exec.
+    stopped: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: stopped.append(signum))
+    signal.signal(signal.SIGTERM, lambda signum, _frame: stopped.append(signum))
+    while not stopped:
+        for index in replicas.revive():
+            print(f"app{index} had stopped: started again on its port", flush=True)
+        time.sleep(REVIVE_S)
+    print(f"stopping ({signal.Signals(stopped[0]).name})")
 
 
 if __name__ == "__main__":
