@@ -3,6 +3,7 @@
     python -m bench.bench_load                                      # pages: 30, 60, 100 sessions
     python -m bench.bench_load --scenario interactions --sessions 100
     python -m bench.bench_load --replicas 2 --sessions 100,160      # behind HAProxy
+    python -m bench.bench_load --phases 2:100,0:60                  # issue 25's two targets
 
 Each phase starts fresh servers (`python -m ui.server.launch` as `./run.sh` does, or N of them
 behind HAProxy with --replicas), then every session sends its first request at the same moment, on a
@@ -10,8 +11,11 @@ page of its own (a class opening the link together: "cold burst, slowest first p
 each session acts once every --interval s for --seconds, the sessions spread evenly over one
 interval: `pages` re-runs a random page; `interactions` cycles through the Stepper's Next button,
 a new seed in the sidebar and a switch to a random page. Latency is from sending the rerun to
-its script_finished. The pages are app.py's own (bench/lab_pages.py). Results go to
-bench/results/load.json (BENCHMARKS.md); the exit status is 1 if a phase saw an error.
+its script_finished; the cold burst is from the moment every session starts connecting until
+the last first page has finished. The driver's own CPU (it shares the machine with the servers)
+is reported per wall second. The pages are app.py's own (bench/lab_pages.py). At the end a
+Markdown table of every phase; results go to bench/results/load_*.json (BENCHMARKS.md); the exit
+status is 1 if a phase saw an error.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import contextlib
 import os
 import random
 import statistics
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -31,21 +36,34 @@ from pathlib import Path
 from bench.lab_pages import lab_pages
 from bench.results import table, write_result
 from bench.ws_client import ProtocolError, RunResult, Session, widget_state
+from deploy.replicas import replica_count, usable_cores
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SCENARIOS = ("pages", "interactions")
 # One session's cycle in the interactions scenario: two Next clicks, two seeds, two switches.
 CYCLE = ("stepper", "next", "next", "seed", "page", "seed")
+# Issue 25's targets for a class: what a student waits for a click, and for the first page.
+TARGET_P95_MS = 500.0
+TARGET_COLD_MS = 3000.0
+MAX_REPLICAS = 16
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One phase's servers and class: `replicas` 0 is one plain server (`./run.sh`), N is N
+    processes behind HAProxy (`./run.sh --replicas N`)."""
+
+    replicas: int
+    sessions: int
 
 
 @dataclass(frozen=True)
 class Options:
-    sessions: tuple[int, ...]
+    phases: tuple[Setup, ...]
     scenario: str
     seconds: float
     interval: float
     timeout: float
-    replicas: int  # 0: one plain server, no balancer
 
 
 @dataclass(frozen=True)
@@ -55,36 +73,88 @@ class Phase:
     sessions: int
     replicas: int
     scenario: str
-    cold_slowest_ms: float
+    cold_slowest_ms: float  # from every session starting to connect to the last first page
     p50_ms: float
     p95_ms: float
     runs: int
+    steady_runs_per_s: float
     errors: int
     error_kinds: dict[str, int]
     first_errors: list[str]
-    cpu_ms_per_run: float
+    cpu_ms_per_run: float  # the app processes'
+    driver_cpu_per_s: float  # the load driver's CPU seconds per wall second of the phase
+    load_average: float  # 1-minute, as the phase's sessions start
+
+    @property
+    def met(self) -> bool:
+        """Issue 25's targets: p95 and cold burst within them, no error."""
+        return (
+            self.errors == 0
+            and self.p95_ms < TARGET_P95_MS
+            and self.cold_slowest_ms < TARGET_COLD_MS
+        )
 
 
-def parse_options(argv: list[str] | None = None) -> Options:
+def parse_replicas(text: str, cores: int) -> int:
+    """0 (one plain server), a count, or "auto" (one per core), as ./run.sh --replicas takes."""
+    if text.strip() == "0":
+        return 0
+    count = replica_count(text, cores)
+    if count > MAX_REPLICAS:
+        raise ValueError(f"--replicas {count}: at most {MAX_REPLICAS}")
+    return count
+
+
+def parse_counts(text: str) -> tuple[int, ...]:
+    """ "30,60" -> (30, 60); ValueError with a message."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not all(part.isdigit() for part in parts):
+        raise ValueError(f"--sessions takes comma-separated counts, not {text!r}")
+    return tuple(int(part) for part in parts)
+
+
+def parse_phases(text: str, cores: int) -> tuple[Setup, ...]:
+    """ "2:100,0:60" -> (Setup(2, 100), Setup(0, 60)); ValueError with a message."""
+    phases = []
+    for part in text.split(","):
+        replicas, colon, sessions = part.strip().partition(":")
+        if not colon or not sessions.strip().isdigit():
+            raise ValueError(
+                f"--phases takes REPLICAS:SESSIONS pairs like 2:100,0:60, not {part!r}"
+            )
+        phases.append(Setup(parse_replicas(replicas, cores), int(sessions)))
+    return tuple(phases)
+
+
+def parse_options(argv: list[str] | None = None, cores: int | None = None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", default="30,60,100", help="counts, one phase each")
     parser.add_argument("--scenario", choices=SCENARIOS, default="pages")
     parser.add_argument("--seconds", type=float, default=30.0, help="steady part of a phase")
     parser.add_argument("--interval", type=float, default=2.0, help="s between a session's acts")
     parser.add_argument("--timeout", type=float, default=30.0, help="a slower run is an error")
-    parser.add_argument("--replicas", type=int, default=0, help="N processes behind HAProxy")
+    parser.add_argument(
+        "--replicas", default="0", help="0: one plain server; N or auto: behind HAProxy"
+    )
+    parser.add_argument(
+        "--phases", help="REPLICAS:SESSIONS,... e.g. 2:100,0:60 (instead of the two above)"
+    )
     args = parser.parse_args(argv)
+    cores = cores or usable_cores()
     try:
-        counts = tuple(int(part) for part in args.sessions.split(",") if part.strip())
-    except ValueError:
-        parser.error(f"--sessions takes comma-separated counts, not {args.sessions!r}")
+        if args.phases:
+            phases = parse_phases(args.phases, cores)
+        else:
+            replicas = parse_replicas(args.replicas, cores)
+            phases = tuple(Setup(replicas, count) for count in parse_counts(args.sessions))
+    except ValueError as err:
+        parser.error(str(err))
+    counts = [phase.sessions for phase in phases]
     if not counts or min(counts) < 1 or max(counts) > 500:
         parser.error("--sessions takes counts from 1 to 500")
     if not (1 <= args.seconds <= 3600 and 0.1 <= args.interval <= 60 and args.timeout > 0):
         parser.error("--seconds takes 1..3600, --interval 0.1..60, --timeout more than 0")
-    if not 0 <= args.replicas <= 16:
-        parser.error("--replicas takes 0 (one plain server) to 16")
-    return Options(counts, args.scenario, args.seconds, args.interval, args.timeout, args.replicas)
+    return Options(phases, args.scenario, args.seconds, args.interval, args.timeout)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -152,8 +222,9 @@ async def act(session: Session, action: str, pages: list[str], rng: random.Rando
     return await session.rerun(None, [widget_state(widget, value)])
 
 
-async def run_phase(port: int, pids: list[int], count: int, options: Options) -> Phase:
+async def run_phase(port: int, pids: list[int], setup: Setup, options: Options) -> Phase:
     pages = [p.url_path for p in lab_pages() if p.url_path]  # every page but the Overview
+    count = setup.sessions
     sessions = [Session(port, timeout=options.timeout) for _ in range(count)]
     errors: Counter[str] = Counter()
     first_errors: list[str] = []
@@ -165,9 +236,10 @@ async def run_phase(port: int, pids: list[int], count: int, options: Options) ->
 
     steady: list[float] = []
 
-    async def first(session: Session, rng: random.Random) -> float:
+    async def first(session: Session, rng: random.Random, burst: float) -> float:
         await session.connect()
-        return (await session.rerun(rng.choice(pages))).latency_ms
+        await session.rerun(rng.choice(pages))
+        return (time.perf_counter() - burst) * 1000  # a student waits for the connection too
 
     async def user(session: Session, rng: random.Random, begin: float, end: float) -> None:
         for turn in range(int(options.seconds / options.interval) + 1):
@@ -191,14 +263,23 @@ async def run_phase(port: int, pids: list[int], count: int, options: Options) ->
                 if exc.kind in ("timeout", "disconnect"):
                     await session.close()
 
-    cpu_before = tree_cpu_seconds(pids)
+    load_average = os.getloadavg()[0]
+    cpu_before, driver_before, wall_before = (
+        tree_cpu_seconds(pids),
+        time.process_time(),
+        time.perf_counter(),
+    )
     rngs = [random.Random(i) for i in range(count)]
+    burst = time.perf_counter()
     cold = await asyncio.gather(
-        *(first(s, r) for s, r in zip(sessions, rngs, strict=True)), return_exceptions=True
+        *(first(s, r, burst) for s, r in zip(sessions, rngs, strict=True)),
+        return_exceptions=True,
     )
     for outcome in cold:
         if isinstance(outcome, ProtocolError):
             failed(outcome)
+        elif isinstance(outcome, BaseException):  # a driver bug must not pass as a quiet run
+            failed(ProtocolError(type(outcome).__name__, str(outcome)))
     begin = time.monotonic() + options.interval
     end = begin + options.seconds
     offsets = start_offsets(count, options.interval)
@@ -206,65 +287,83 @@ async def run_phase(port: int, pids: list[int], count: int, options: Options) ->
         *(user(s, r, begin + o, end) for s, r, o in zip(sessions, rngs, offsets, strict=True))
     )
     cpu = tree_cpu_seconds(pids) - cpu_before
+    driver_per_s = (time.process_time() - driver_before) / (time.perf_counter() - wall_before)
     await asyncio.gather(*(s.close() for s in sessions))
     opened = [c for c in cold if isinstance(c, float)]
     runs = len(opened) + len(steady)
     return Phase(
         sessions=count,
-        replicas=options.replicas,
+        replicas=setup.replicas,
         scenario=options.scenario,
         cold_slowest_ms=max(opened, default=float("nan")),
         p50_ms=statistics.median(steady) if steady else float("nan"),
         p95_ms=percentile(steady, 95) if steady else float("nan"),
         runs=runs,
+        steady_runs_per_s=len(steady) / options.seconds,
         errors=sum(errors.values()),
         error_kinds=dict(errors),
         first_errors=first_errors,
         cpu_ms_per_run=1000 * cpu / max(1, runs),
+        driver_cpu_per_s=driver_per_s,
+        load_average=load_average,
     )
 
 
 COLUMNS = [
-    "sessions", "replicas", "cold burst, slowest first page", "steady p50", "steady p95",
-    "errors", "CPU ms per run",
+    "processes", "sessions", "cold burst (all first pages)", "steady p50", "steady p95",
+    "errors", "runs/s served", "app CPU ms per run", "driver CPU s/s", "load avg", "targets met",
 ]  # fmt: skip
 
 
 def row(phase: Phase) -> list[str]:
     kinds = ", ".join(f"{k} {n}" for k, n in phase.error_kinds.items())
     return [
+        f"{phase.replicas} + HAProxy" if phase.replicas else "1 (no balancer)",
         str(phase.sessions),
-        str(phase.replicas or "1 (no balancer)"),
         f"{phase.cold_slowest_ms / 1000:.1f} s",
         f"{phase.p50_ms:.0f} ms",
         f"{phase.p95_ms:.0f} ms",
         f"{phase.errors}" + (f" ({kinds})" if kinds else ""),
+        f"{phase.steady_runs_per_s:.1f}",
         f"{phase.cpu_ms_per_run:.1f}",
+        f"{phase.driver_cpu_per_s:.2f}",
+        f"{phase.load_average:.1f}",
+        "yes" if phase.met else "**no**",
     ]
 
 
+def markdown(columns: list[str], rows: list[list[str]]) -> str:
+    lines = [columns, ["---"] * len(columns), *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     options = parse_options(argv)
     phases = []
-    for count in options.sessions:
-        with servers(options.replicas) as (port, pids):
-            phase = asyncio.run(run_phase(port, pids, count, options))
+    for setup in options.phases:
+        with servers(setup.replicas) as (port, pids):
+            phase = asyncio.run(run_phase(port, pids, setup, options))
         phases.append(phase)
         print(" | ".join(row(phase)), *phase.first_errors, sep="\n  ", flush=True)
-    where = f"{options.replicas} behind HAProxy" if options.replicas else "one process"
+    command = " ".join(["python -m bench.bench_load", *argv])
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rows = [row(p) for p in phases]
+    print(f"\n`{command}`, {started}, {usable_cores()} cores\n\n{markdown(COLUMNS, rows)}")
+    kinds = sorted({phase.replicas for phase in phases})
     write_result(
-        f"load_{options.scenario}_{options.replicas or 'direct'}",
-        f"5c. A class on the lab: {options.scenario}, {where}",
+        f"load_{options.scenario}_" + "_".join(str(r) if r else "direct" for r in kinds),
+        f"5c. A class on the lab: {options.scenario}",
         order=5.3,
         text=(
-            f"`python -m bench.bench_load --scenario {options.scenario} --sessions "
-            f"{','.join(map(str, options.sessions))} --seconds {options.seconds:g}"
-            + (f" --replicas {options.replicas}`" if options.replicas else "`")
-            + f": every session acts once every {options.interval:g} s; load average at the "
-            f"start {os.getloadavg()[0]:.1f}. CPU per run is the app processes' CPU over the "
-            "phase divided by the runs they served."
+            f"`{command}` ({started}): every session acts once every {options.interval:g} s. "
+            "Load avg is the 1-minute load average as the phase's sessions start. App CPU per "
+            "run is the app processes' CPU over the phase divided by the runs they served; "
+            "driver CPU is the load driver's own, per second of the phase (it shares the cores). "
+            f"Targets: steady p95 < {TARGET_P95_MS:.0f} ms, cold burst < "
+            f"{TARGET_COLD_MS / 1000:.0f} s, 0 errors."
         ),
-        tables=[table(COLUMNS, [row(p) for p in phases])],
+        tables=[table(COLUMNS, rows)],
         raw={"options": asdict(options), "phases": [asdict(p) for p in phases]},
     )
     return 1 if any(p.errors for p in phases) else 0

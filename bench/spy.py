@@ -21,7 +21,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from bench.bench_load import Options, run_phase
+from bench.bench_load import Options, Setup, run_phase
 from bench.local_server import LocalServer
 from bench.results import write_result
 
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--label", default="now", help="names the result (e.g. before, after)")
     args = parser.parse_args(argv)
-    options = Options((args.sessions,), "pages", args.seconds, 2.0, 30.0, 0)
+    setup = Setup(replicas=0, sessions=args.sessions)
+    options = Options((setup,), "pages", args.seconds, 2.0, 30.0)
     with LocalServer(launcher=True) as server, tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "profile.txt"
         spy = subprocess.Popen(
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
              "--duration", str(int(args.seconds + 6)), "--output", str(raw), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        phase = asyncio.run(run_phase(server.port, [server.pid], args.sessions, options))
+        phase = asyncio.run(run_phase(server.port, [server.pid], setup, options))
         spy.wait(timeout=args.seconds + 60)
         total, frames = top_frames(raw.read_text(), args.top)
     lines = [f"{share:6.1%}  {name}" for name, share in frames]
