@@ -77,7 +77,6 @@ class Phase:
     p50_ms: float
     p95_ms: float
     runs: int
-    steady_runs_per_s: float
     errors: int
     error_kinds: dict[str, int]
     first_errors: list[str]
@@ -299,7 +298,6 @@ async def run_phase(port: int, pids: list[int], setup: Setup, options: Options) 
         p50_ms=statistics.median(steady) if steady else float("nan"),
         p95_ms=percentile(steady, 95) if steady else float("nan"),
         runs=runs,
-        steady_runs_per_s=len(steady) / options.seconds,
         errors=sum(errors.values()),
         error_kinds=dict(errors),
         first_errors=first_errors,
@@ -311,7 +309,7 @@ async def run_phase(port: int, pids: list[int], setup: Setup, options: Options) 
 
 COLUMNS = [
     "processes", "sessions", "cold burst (all first pages)", "steady p50", "steady p95",
-    "errors", "runs/s served", "app CPU ms per run", "driver CPU s/s", "load avg", "targets met",
+    "errors", "app CPU ms per run", "driver CPU s/s", "load avg", "targets met",
 ]  # fmt: skip
 
 
@@ -324,7 +322,6 @@ def row(phase: Phase) -> list[str]:
         f"{phase.p50_ms:.0f} ms",
         f"{phase.p95_ms:.0f} ms",
         f"{phase.errors}" + (f" ({kinds})" if kinds else ""),
-        f"{phase.steady_runs_per_s:.1f}",
         f"{phase.cpu_ms_per_run:.1f}",
         f"{phase.driver_cpu_per_s:.2f}",
         f"{phase.load_average:.1f}",
@@ -340,6 +337,7 @@ def markdown(columns: list[str], rows: list[list[str]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     options = parse_options(argv)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     phases = []
     for setup in options.phases:
         with servers(setup.replicas) as (port, pids):
@@ -347,7 +345,6 @@ def main(argv: list[str] | None = None) -> int:
         phases.append(phase)
         print(" | ".join(row(phase)), *phase.first_errors, sep="\n  ", flush=True)
     command = " ".join(["python -m bench.bench_load", *argv])
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows = [row(p) for p in phases]
     print(f"\n`{command}`, {started}, {usable_cores()} cores\n\n{markdown(COLUMNS, rows)}")
     kinds = sorted({phase.replicas for phase in phases})

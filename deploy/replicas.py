@@ -305,8 +305,8 @@ def serve(replicas: Replicas, options: Options) -> None:
     """Announce the address, then start again any process that stops, until Ctrl-C or SIGTERM."""
     per_core = " (one per core)" if options.auto else ""
     print(
-        f"LayerNorm Lab: {options.count} processes{per_core} behind HAProxy at "
-        f"http://{options.address}:{replicas.port} (Ctrl-C stops them all)",
+        f"LayerNorm Lab: {options.count} process{'es' * (options.count > 1)}{per_core} "
+        f"behind HAProxy at http://{options.address}:{replicas.port} (Ctrl-C stops them all)",
         flush=True,
     )
     # A handler, not a blocked signal mask: processes started again later inherit a mask

@@ -4,7 +4,7 @@
 sees a cold start) and stops it afterwards; the test's parameter `launcher` says how it is
 started: True for `python -m ui.server.launch` (what ./run.sh runs), False for plain
 `streamlit run app.py`. The repository root goes on sys.path so tests can import bench's
-client (bench.ws_client, bench.local_server).
+client (bench.ws_client, bench.local_server); this folder goes on it for replica_kit.py.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+# The root for bench and deploy; this folder for replica_kit.py.
+for _path in (ROOT, Path(__file__).resolve().parent):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 from bench.local_server import LocalServer  # noqa: E402
 
