@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.local_server import LocalServer
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -25,3 +27,13 @@ def test_every_library_module_a_page_imports_is_imported_by_the_warmup() -> None
     assert found["missed"] == [], "imported by a page but not by ui.server.warmup: " + ", ".join(
         found["missed"]
     )
+
+
+def test_the_launcher_has_the_libraries_loaded_before_it_answers() -> None:
+    # What ./run.sh and every replica run: healthy means a class's first runs wait for no
+    # import. Seen from outside: the libraries' compiled parts are mapped into the server
+    # process before any session has run (plain `streamlit run` maps none of them).
+    with LocalServer(launcher=True) as server:
+        maps = Path(f"/proc/{server.pid}/maps").read_text()
+    for library in ("numpy/", "pandas/_libs/", "pyarrow/"):
+        assert library in maps, f"{library} not loaded by the launcher before its first session"

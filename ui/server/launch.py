@@ -7,12 +7,21 @@ the same second) gets a "Page not found" dialog, with the right page rendered be
 Declaring the app navigation-based before the server starts removes that dialog. The switch is
 Streamlit's class attribute `PagesManager.uses_pages_directory`, not a public API:
 tests/server/test_install.py fails if a Streamlit upgrade removes it.
+
+And the libraries app.py imports first are imported here, before the server answers its health
+check: a class opening the link together on a fresh server (or on replicas, whose HAProxy starts
+once every process answers) then waits for no import (about 1.5 s of CPU), only for its pages.
 """
 
 import sys
 
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
+
+# In app.py's order: what a browser's messages may change, the allocator, the heavy libraries.
+import ui.server.browser_messages
+import ui.server.server_memory
+import ui.server.warmup  # noqa: F401
 
 PAGES_SWITCH = "uses_pages_directory"
 
