@@ -81,6 +81,9 @@ class Phase:
     error_kinds: dict[str, int]
     first_errors: list[str]
     cpu_ms_per_run: float  # the app processes'
+    # Sessions acting every interval that one process keeps busy all the time (one core): a
+    # class's ceiling per process, whatever else the machine runs; answering fast needs less.
+    sessions_per_core: float
     driver_cpu_per_s: float  # the load driver's CPU seconds per wall second of the phase
     load_average: float  # 1-minute, as the phase's sessions start
 
@@ -302,6 +305,7 @@ async def run_phase(port: int, pids: list[int], setup: Setup, options: Options) 
         error_kinds=dict(errors),
         first_errors=first_errors,
         cpu_ms_per_run=1000 * cpu / max(1, runs),
+        sessions_per_core=options.interval * runs / cpu if cpu > 0 else float("nan"),
         driver_cpu_per_s=driver_per_s,
         load_average=load_average,
     )
@@ -309,7 +313,8 @@ async def run_phase(port: int, pids: list[int], setup: Setup, options: Options) 
 
 COLUMNS = [
     "processes", "sessions", "cold burst (all first pages)", "steady p50", "steady p95",
-    "errors", "app CPU ms per run", "driver CPU s/s", "load avg", "targets met",
+    "errors", "app CPU ms per run", "sessions a core carries", "driver CPU s/s", "load avg",
+    "targets met",
 ]  # fmt: skip
 
 
@@ -323,6 +328,7 @@ def row(phase: Phase) -> list[str]:
         f"{phase.p95_ms:.0f} ms",
         f"{phase.errors}" + (f" ({kinds})" if kinds else ""),
         f"{phase.cpu_ms_per_run:.1f}",
+        f"{phase.sessions_per_core:.0f}",
         f"{phase.driver_cpu_per_s:.2f}",
         f"{phase.load_average:.1f}",
         "yes" if phase.met else "**no**",

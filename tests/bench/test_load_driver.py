@@ -83,7 +83,7 @@ def _phase(**changes) -> Phase:
     figures = dict(
         sessions=100, replicas=2, scenario="pages", cold_slowest_ms=2500.0, p50_ms=80.0,
         p95_ms=400.0, runs=1600, errors=0, error_kinds={}, first_errors=[],
-        cpu_ms_per_run=30.0, driver_cpu_per_s=0.08, load_average=1.5,
+        cpu_ms_per_run=30.0, sessions_per_core=66.7, driver_cpu_per_s=0.08, load_average=1.5,
     )  # fmt: skip
     return Phase(**{**figures, **changes})
 
