@@ -110,7 +110,7 @@ def parse_replicas(text: str, cores: int) -> int:
 def parse_counts(text: str) -> tuple[int, ...]:
     """ "30,60" -> (30, 60); ValueError with a message."""
     parts = [part.strip() for part in text.split(",") if part.strip()]
-    if not all(part.isdigit() for part in parts):
+    if not all(part.isdecimal() for part in parts):
         raise ValueError(f"--sessions takes comma-separated counts, not {text!r}")
     return tuple(int(part) for part in parts)
 
@@ -120,7 +120,7 @@ def parse_phases(text: str, cores: int) -> tuple[Setup, ...]:
     phases = []
     for part in text.split(","):
         replicas, colon, sessions = part.strip().partition(":")
-        if not colon or not sessions.strip().isdigit():
+        if not colon or not sessions.strip().isdecimal():
             raise ValueError(
                 f"--phases takes REPLICAS:SESSIONS pairs like 2:100,0:60, not {part!r}"
             )

@@ -66,15 +66,15 @@ def replica_count(text: str, cores: int) -> int:
 
     Raises ValueError with a message for the person who typed it.
     """
-    wanted = text.strip().lower()
+    wanted, most = text.strip().lower(), PER_CORE_MAX * cores
     if wanted == "auto":
         return cores
-    if not re.fullmatch(r"[0-9]{1,6}|-[0-9]{1,6}", wanted):
+    if not re.fullmatch(r"-?[0-9]{1,6}", wanted):
         raise ValueError(
-            f"--replicas {text!r}: give a whole number of processes, like 2, "
+            f"--replicas {text!r}: give a whole number of processes from 1 to {most}, like 2, "
             "or auto for one per core"
         )
-    count, most = int(wanted), PER_CORE_MAX * cores
+    count = int(wanted)
     if count < 1:
         raise ValueError(f"--replicas {count}: at least 1 process (or auto: one per core)")
     if count > most:

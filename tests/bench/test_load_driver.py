@@ -59,6 +59,7 @@ def test_phases_pair_replicas_with_sessions_in_one_run():
         ["--seconds", "0"],
         ["--interval", "0"],
         ["--sessions", "-5"],
+        ["--sessions", "\u00b2"],  # a superscript 2: a digit to str.isdigit, not to int()
         ["--sessions", "501"],
         ["--replicas", "-1"],
         ["--replicas", "abc"],

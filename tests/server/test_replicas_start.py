@@ -34,13 +34,13 @@ def test_a_count_is_a_whole_number_or_auto(text, cores, count):
     [
         ("0", "at least 1 process"),
         ("-1", "at least 1 process"),
-        ("abc", "whole number of processes, like 2, or auto"),
+        ("abc", "whole number of processes from 1 to 4, like 2, or auto"),
         ("2.5", "whole number"),
         ("", "whole number"),
         ("1e3", "whole number"),
         ("\u0662", "whole number"),  # an Arabic-Indic 2: int() would take it
         ("5", "at most 4 processes"),
-        ("99999999", "whole number"),
+        ("99999999", "from 1 to 4"),
     ],
 )
 def test_a_bad_count_is_refused_with_what_to_type(text, says):
