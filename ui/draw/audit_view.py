@@ -133,14 +133,33 @@ def _entry(result: AuditResult, opened: bool) -> None:
             st.info(plain(result.note), icon=":material/school:")
 
 
+# On a phone the summary's five columns would run off the screen: a second table, shown there
+# instead (the page's style, ui.session.presenter, shows one of the two), keeps the verdict, the
+# formula (wrapped) and its error; the rest is in the formula's explanation a row opens.
+PHONE_COLUMNS = ("verdict", "formula", "error on your inputs")
+# Streamlit wraps a cell's text only in rows taller than 4rem (64 px): three lines.
+PHONE_ROW_HEIGHT = 66
+# What a 390 px screen leaves the formula beside the selection box, the verdict and the error.
+PHONE_FORMULA_WIDTH = 180
+SUMMARY_CSS = """
+.st-key-audit_pick_phone { display: none; }
+@media (max-width: 640px) {
+  .st-key-audit_pick { display: none; }
+  .st-key-audit_pick_phone { display: flex; }
+}
+"""
+
+
 def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     """The count of every verdict and the table of the formulas the filter keeps; returns the
     formula whose row was selected (its explanation opens below), or None."""
     st.header(counts(results))
     shown = kept(results, verdict)
     st.caption("Select a row to open that formula's explanation below.")
-    event = st.dataframe(
-        summary_frame(shown),
+    # Converted once for both tables.
+    table = pa.Table.from_pandas(summary_frame(shown), preserve_index=False)
+    wide = st.dataframe(
+        table,
         width="stretch",
         hide_index=True,
         on_select="rerun",
@@ -151,7 +170,22 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
             "formula": st.column_config.TextColumn(width="medium"),
         },
     )
-    rows = event.selection.rows if event is not None else []
+    phone = st.dataframe(
+        table,
+        width="stretch",
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="audit_pick_phone",
+        column_order=PHONE_COLUMNS,
+        row_height=PHONE_ROW_HEIGHT,
+        column_config={
+            "verdict": st.column_config.TextColumn(width=64),
+            "formula": st.column_config.TextColumn(width=PHONE_FORMULA_WIDTH),
+            "error on your inputs": st.column_config.TextColumn("error", width=64),
+        },
+    )
+    rows = [row for event in (wide, phone) if event is not None for row in event.selection.rows]
     return shown[rows[0]] if rows and rows[0] < len(shown) else None
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import streamlit as st
 import streamlit.components.v1 as components
 
+from ui.draw.audit_view import SUMMARY_CSS
 from ui.session import state
+from ui.session.editors import PHONE_TABLES_CSS
 
 # Larger type, black text and bigger buttons for a projector.
 _PRESENTER_RULES = """
@@ -129,7 +131,16 @@ _HEADINGS = """
 [data-testid="stMain"] h2 { font-size: 1.75rem; }
 """
 
-_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}"
+# Always on: a table's toolbar (search, download, full screen) shows above its top edge, where on
+# a phone it covered the end of the heading or button above: there the table leaves it room.
+_TOOLBAR_ROOM = """
+@media (max-width: 640px) { [data-testid="stDataFrame"] { margin-top: 1.5rem; } }
+"""
+
+_ALWAYS = (
+    f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}"
+    f"{PHONE_TABLES_CSS}{SUMMARY_CSS}"
+)
 
 
 # The first stop of the Tab key on every page: a link past the sidebar's pages and controls to

@@ -146,6 +146,7 @@ SCHEMA: dict[str, Key] = {
     ),
     "audit_open": Key(None, _D, "the audit formula (its step) whose explanation is unfolded"),
     "audit_pick": Key(None, _W, "the row selected in the audit's summary table"),
+    "audit_pick_phone": Key(None, _W, "the row selected in the audit's summary table on a phone"),
     "derive_target": Key(
         "dx", _P, "the gradient a typed formula claims (a key of TARGETS)", one_of(TARGETS)
     ),
@@ -193,6 +194,7 @@ SCHEMA: dict[str, Key] = {
 FAMILIES: dict[str, Key] = {
     "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
+    "phone_editor_": Key(None, _W, "the same array's editor on a phone: phone_editor_<...>"),
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
