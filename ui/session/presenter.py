@@ -134,7 +134,7 @@ _HEADINGS = """
 # Always on: a table's toolbar (search, download, full screen) shows above its top edge, where on
 # a phone it covered the end of the heading or button above: there the table leaves it room.
 _TOOLBAR_ROOM = """
-@media (max-width: 640px) { [data-testid="stDataFrame"] { margin-top: 1.5rem; } }
+@media (max-width: 640px) { [data-testid="stDataFrame"] { margin-top: 2rem; } }
 """
 
 _ALWAYS = (
