@@ -69,12 +69,14 @@ def test_the_phone_table_lists_every_entry_vector_by_vector(lab):
     table = _phone_table(lab, "x")
     x = lab.state["x"]
     assert list(table.columns) == ["feature", "value"]
-    assert list(table.index[:D + 1]) == ["row 0"] * D + ["row 1"]
+    assert list(table.index[: D + 1]) == ["row 0"] * D + ["row 1"]
     assert list(table["feature"][:D]) == [str(j) for j in range(D)]
     np.testing.assert_array_equal(table["value"].astype(float).to_numpy(), x.ravel())
 
 
-@pytest.mark.parametrize("typed", ["1,5", "abc", None, "nan"], ids=["comma", "word", "empty", "nan"])
+@pytest.mark.parametrize(
+    "typed", ["1,5", "abc", None, "nan"], ids=["comma", "word", "empty", "nan"]
+)
 def test_a_refused_phone_cell_says_what_the_wide_table_says(lab, open_link, typed):
     lab.open("Inputs")
     kept = lab.state["x"].copy()
