@@ -19,8 +19,9 @@ pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 D = 8
-# The visible tables of the main area: the key of the element holding each, its sides, and
-# whether its grid scrolls sideways (what does not fit the screen).
+# The visible tables of the main area: the key of the element holding each, its sides, whether
+# its grid scrolls sideways (what does not fit the screen), and how far it runs into the next
+# element.
 _VISIBLE_GRIDS = """
 () => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')]
   .filter(g => g.getBoundingClientRect().width > 0)
@@ -28,9 +29,12 @@ _VISIBLE_GRIDS = """
     const box = g.getBoundingClientRect();
     const scroller = g.querySelector('.dvn-scroller');
     const holder = g.closest('[data-testid="stElementContainer"]');
+    let next = holder.nextElementSibling;
+    while (next && next.getBoundingClientRect().height === 0) next = next.nextElementSibling;
     return {key: [...holder.classList].find(c => c.startsWith('st-key-')) || '',
             left: box.left, right: box.right,
-            sideways: scroller.scrollWidth - scroller.clientWidth};
+            sideways: scroller.scrollWidth - scroller.clientWidth,
+            overlap: next ? box.bottom - next.getBoundingClientRect().top : 0};
   })
 """
 # The width the open cell editor's text gets, and the widest of `texts` in its font.
@@ -97,6 +101,7 @@ def _assert_fits(tab, grids: list[dict], where: str, shot) -> None:
     for grid in grids:
         assert grid["left"] >= 0 and grid["right"] <= PHONE["width"], (where, grid, shot)
         assert grid["sideways"] <= 1, f"{where}: {grid['key']} scrolls sideways (see {shot})"
+        assert grid["overlap"] <= 1, f"{where}: {grid['key']} covers what follows it (see {shot})"
 
 
 def test_every_inputs_table_fits_the_phone_with_every_digit(phone, server):
@@ -170,7 +175,7 @@ def test_the_audit_on_the_phone_shows_verdict_formula_and_error(phone, server):
     box = kit.grid_canvas(table).bounding_box()
     index = int(row.get_attribute("aria-rowindex")) - 2  # 1 is the header row
     kit.rerun_after(
-        phone, lambda: phone.mouse.click(box["x"] + 16, box["y"] + 37 + 66 * (index + 0.5))
+        phone, lambda: phone.mouse.click(box["x"] + 16, box["y"] + 37 + 84 * (index + 0.5))
     )
     opened = kit.main(phone).locator('[data-testid="stExpander"] details[open] summary')
     expect(opened.first).to_contain_text(formula)

@@ -137,8 +137,10 @@ def _entry(result: AuditResult, opened: bool) -> None:
 # instead (the page's style, ui.session.presenter, shows one of the two), keeps the verdict, the
 # formula (wrapped) and its error; the rest is in the formula's explanation a row opens.
 PHONE_COLUMNS = ("verdict", "formula", "error on your inputs")
-# Streamlit wraps a cell's text only in rows taller than 4rem (64 px): three lines.
-PHONE_ROW_HEIGHT = 66
+# Streamlit wraps a cell's text only in rows taller than 4rem (64 px); four lines hold the
+# longest formula's name. Six rows in view, fewer if fewer are kept (a header is ~37 px).
+PHONE_ROW_HEIGHT = 84
+PHONE_ROWS_SHOWN = 6
 # What a 390 px screen leaves the formula beside the selection box, the verdict and the error.
 PHONE_FORMULA_WIDTH = 180
 SUMMARY_CSS = """
@@ -179,6 +181,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
         key="audit_pick_phone",
         column_order=PHONE_COLUMNS,
         row_height=PHONE_ROW_HEIGHT,
+        height=40 + PHONE_ROW_HEIGHT * min(max(len(shown), 1), PHONE_ROWS_SHOWN),
         column_config={
             "verdict": st.column_config.TextColumn(width=64),
             "formula": st.column_config.TextColumn(width=PHONE_FORMULA_WIDTH),

@@ -132,9 +132,12 @@ _HEADINGS = """
 """
 
 # Always on: a table's toolbar (search, download, full screen) shows above its top edge, where on
-# a phone it covered the end of the heading or button above: there the table leaves it room.
+# a phone it covered the end of the heading or button above: there the table leaves it room
+# (above its element, whose height Streamlit may fix).
 _TOOLBAR_ROOM = """
-@media (max-width: 640px) { [data-testid="stDataFrame"] { margin-top: 2rem; } }
+@media (max-width: 640px) {
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { margin-top: 2rem; }
+}
 """
 
 _ALWAYS = (
