@@ -12,6 +12,7 @@ with every digit. Both read their edits through the same checks into the same ar
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -117,14 +118,17 @@ def _text_frame(array: np.ndarray, index: list[str] | None) -> pd.DataFrame:
 def phone_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The table `frame` (one row per vector) with one row per entry: the vector's label as the
     index, then the feature and the number, vector after vector."""
-    d = len(frame.columns)
+    index, features = _phone_labels(tuple(frame.index), tuple(frame.columns))
     return pd.DataFrame(
-        {
-            "feature": np.tile(frame.columns.to_numpy(), len(frame)),
-            "value": frame.to_numpy().ravel(),
-        },
-        index=np.repeat(frame.index.to_numpy(), d),
+        {"feature": features, "value": frame.to_numpy().ravel().tolist()}, index=index
     )
+
+
+# Labels are built once per shape, as in ui.draw.tables: building them was a third of the cost
+# of the phone's table on every rerun.
+@functools.lru_cache(maxsize=64)
+def _phone_labels(vectors: tuple[str, ...], features: tuple[str, ...]) -> tuple[pd.Index, list]:
+    return pd.Index([v for v in vectors for _ in features]), list(features) * len(vectors)
 
 
 def _edits(key: str) -> object:
