@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.draw.tables import vectors_frame
+from ui.draw.tables import row_labels
 from ui.entry.errors import listed, literal
 from ui.entry.numbers import format_number, parse_number
 from ui.server import caps
@@ -60,8 +60,7 @@ def array_editor(
     if too_large is not None:
         st.info(too_large)
         return
-    frame = _text_frame(array, index)
-    phone = phone_frame(frame)
+    frame, phone = _frames(array, index)
     key = f"editor_{name}_{st.session_state['editor_version']}"
     phone_key = f"phone_{key}"
     tables = ((key, frame, None), (phone_key, phone, PHONE_EDITABLE))
@@ -100,35 +99,45 @@ _PHONE_CONFIG = {
 }
 
 
-def _text_frame(array: np.ndarray, index: list[str] | None) -> pd.DataFrame:
-    """`array` as text, one row per vector (or per name of `index`), one column per feature."""
-    numbers = vectors_frame(array)
+def _frames(array: np.ndarray, index: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`array` as text in its two tables: one row per vector (or per name of `index`) with one
+    column per feature, and the phone's, one row per entry: the vector's label as the index,
+    then the feature and the number, vector after vector."""
+    rows = np.asarray(array, dtype=np.float64).reshape(-1, array.shape[-1]).tolist()
     # Formatted row by row: DataFrame.map calls back into pandas for every cell, which cost
     # twice as much on every rerun of the Inputs page.
-    frame = pd.DataFrame(
-        [[format_number(v) for v in row] for row in numbers.to_numpy()],
-        index=numbers.index,
-        columns=numbers.columns,
+    texts = [[format_number(v) for v in row] for row in rows]
+    vectors = tuple(row_labels(array.shape) if index is None else index)
+    labels = _labels(vectors, array.shape[-1])
+    wide = pd.DataFrame(texts, index=labels.vectors, columns=labels.features)
+    phone = pd.DataFrame(
+        {"feature": labels.entry_features, "value": [text for row in texts for text in row]},
+        index=labels.entry_vectors,
     )
-    if index is not None:
-        frame.index = index
-    return frame
+    return wide, phone
 
 
-def phone_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The table `frame` (one row per vector) with one row per entry: the vector's label as the
-    index, then the feature and the number, vector after vector."""
-    index, features = _phone_labels(tuple(frame.index), tuple(frame.columns))
-    return pd.DataFrame(
-        {"feature": features, "value": frame.to_numpy().ravel().tolist()}, index=index
-    )
+@dataclass(frozen=True)
+class _Labels:
+    """The two tables' labels: the wide one's rows and columns, the phone's rows and features."""
+
+    vectors: pd.Index
+    features: pd.Index
+    entry_vectors: pd.Index
+    entry_features: tuple[str, ...]
 
 
-# Labels are built once per shape, as in ui.draw.tables: building them was a third of the cost
-# of the phone's table on every rerun.
+# Built once per shape: pandas turns a list of strings into an Arrow string array, which cost
+# more than the rest of building a small table (as in ui.draw.tables).
 @functools.lru_cache(maxsize=64)
-def _phone_labels(vectors: tuple[str, ...], features: tuple[str, ...]) -> tuple[pd.Index, list]:
-    return pd.Index([v for v in vectors for _ in features]), list(features) * len(vectors)
+def _labels(vectors: tuple[str, ...], d: int) -> _Labels:
+    features = [str(j) for j in range(d)]
+    return _Labels(
+        pd.Index(vectors),
+        pd.Index(features),
+        pd.Index([v for v in vectors for _ in features]),
+        tuple(features) * len(vectors),
+    )
 
 
 def _edits(key: str) -> object:
