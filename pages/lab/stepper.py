@@ -104,9 +104,7 @@ def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> No
     if current.backward:
         # In presenter mode the check folds away: one idea per screen, the node first.
         checks = {node: compute.node_check(inputs, node) for node in current.checked}
-        step_view.numerical_check(
-            current, checks, inputs.dtype, hint, index, folded=s["presenter"]
-        )
+        step_view.numerical_check(current, checks, inputs.dtype, hint, index, folded=s["presenter"])
     if current.number == N_STEPS:
         jacobian_shown = "jacobian" not in s["hidden"]
         step_view.why_dx_sums_to_zero(
