@@ -1,9 +1,9 @@
 """axe-core, the accessibility engine of the browsers' dev tools, on every page (issue 21).
 
 No serious or critical violation on any page at 1440 x 900, on the presenter Stepper at
-1024 x 768 and on the phone Stepper, Inputs and audit at 390 x 844. axe-core comes from npm at a pinned version
-(tests/browser/install_axe.sh, run by test.sh); without it the tests skip, or fail when
-LNLAB_REQUIRE_BROWSER=1 (CI).
+1024 x 768 and on the phone Stepper, Inputs and audit at 390 x 844. axe-core comes from npm at
+a pinned version (tests/browser/install_axe.sh, run by test.sh); without it the tests skip, or
+fail when LNLAB_REQUIRE_BROWSER=1 (CI).
 """
 
 from __future__ import annotations
