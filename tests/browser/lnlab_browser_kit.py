@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 # One list of pages (read from app.py), one free port, one set of Chromium flags for the
@@ -82,6 +82,15 @@ _SETTLED = """
 EXCEPTION = '[data-testid="stException"]'
 ERROR = '[data-testid="stAlert"] [data-testid="stAlertContentError"]'
 NOT_FOUND = "Page not found"
+
+
+def new_tab(browser: Browser, viewport: dict[str, int]) -> Page:
+    """A page in a new browser context (so a new Streamlit session) of this window size, with
+    the run counter and a 30 s default timeout; closing its context is the caller's."""
+    context = browser.new_context(viewport=viewport)
+    context.add_init_script(INIT_SCRIPT)
+    context.set_default_timeout(30_000)
+    return context.new_page()
 
 
 def wait_for_script(page: Page, quiet_ms: int = QUIET_MS) -> None:

@@ -77,12 +77,9 @@ _UNDER_TOOLBAR = """
 @pytest.fixture
 def phone(browser, server) -> Iterator[object]:
     """A fresh session in a 390 x 844 window."""
-    context = browser.new_context(viewport=PHONE)
-    context.add_init_script(kit.INIT_SCRIPT)
-    context.set_default_timeout(30_000)
-    tab = context.new_page()
+    tab = kit.new_tab(browser, PHONE)
     yield tab
-    context.close()
+    tab.context.close()
 
 
 def _grids(tab) -> list[dict]:
@@ -206,10 +203,8 @@ def test_a_tables_toolbar_covers_nothing_on_the_phone(phone, server, url_path):
     ids=["desk", "projector"],
 )
 def test_the_desk_and_the_projector_keep_the_wide_tables(browser, server, size, query):
-    context = browser.new_context(viewport=size)
-    context.add_init_script(kit.INIT_SCRIPT)
+    tab = kit.new_tab(browser, size)
     try:
-        tab = context.new_page()
         name = f"{size['width']}x{size['height']}"
         kit.open_page(tab, server, f"inputs?upstream=loss{query}")
         kit.screenshot(tab, f"desk_{name}_inputs")
@@ -220,4 +215,4 @@ def test_the_desk_and_the_projector_keep_the_wide_tables(browser, server, size, 
         kit.screenshot(tab, f"desk_{name}_audit")
         assert [g["key"] for g in _grids(tab)] == ["st-key-audit_pick"]
     finally:
-        context.close()
+        tab.context.close()

@@ -152,6 +152,15 @@ SUMMARY_CSS = """
 """
 
 
+# Both tables: a row is selected to open its explanation.
+_PICKER = {
+    "width": "stretch",
+    "hide_index": True,
+    "on_select": "rerun",
+    "selection_mode": "single-row",
+}
+
+
 def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     """The count of every verdict and the table of the formulas the filter keeps; returns the
     formula whose row was selected (its explanation opens below), or None."""
@@ -162,11 +171,8 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     table = pa.Table.from_pandas(summary_frame(shown), preserve_index=False)
     wide = st.dataframe(
         table,
-        width="stretch",
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
         key="audit_pick",
+        **_PICKER,
         column_config={
             "verdict": st.column_config.TextColumn(width="small", pinned=True),
             "formula": st.column_config.TextColumn(width="medium"),
@@ -174,11 +180,8 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     )
     phone = st.dataframe(
         table,
-        width="stretch",
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
         key="audit_pick_phone",
+        **_PICKER,
         column_order=PHONE_COLUMNS,
         row_height=PHONE_ROW_HEIGHT,
         height=40 + PHONE_ROW_HEIGHT * min(max(len(shown), 1), PHONE_ROWS_SHOWN),
