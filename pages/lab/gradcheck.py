@@ -7,7 +7,7 @@ from ln_core.bugs import CAUGHT, Bug
 from teaching.verdicts import RULE, caught, check_headline, gradient_verdict, resolving_inputs
 from ui.draw.figures import error_vs_step
 from ui.draw.matrix_view import draw_matrix
-from ui.draw.tables import CHECK_COLUMNS, bug_frame, check_frame
+from ui.draw.tables import CHECK_COLUMNS, bug_frame, check_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.lesson.glossary import glossary_expander
@@ -52,10 +52,10 @@ with stops_on_error():
     tabs = st.tabs(list(check.tensors))
     for tab, tensor in zip(tabs, check.tensors, strict=True):
         with tab:
-            frame = check_frame(
+            table = check_table(
                 getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
             )
-            st.dataframe(frame, width="stretch", height=400, column_config=CHECK_COLUMNS)
+            st.dataframe(table, width="stretch", height=400, column_config=CHECK_COLUMNS)
 
 
 def step_sweep(index: tuple[int, ...]) -> None:

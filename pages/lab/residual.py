@@ -5,7 +5,7 @@ import streamlit as st
 
 from teaching.verdicts import numerical_agreement, resolving_inputs
 from ui.draw.figures import grouped_bars, heatmap
-from ui.draw.tables import vectors_frame
+from ui.draw.tables import vectors_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.lesson.glossary import glossary_expander
@@ -67,5 +67,5 @@ with stops_on_error():
             "lowers it, white where F passes nothing back."
         )
     with st.expander("z = x + F(x) and dz"):
-        st.dataframe(vectors_frame(cache.z[index]), width="stretch")
-        st.dataframe(vectors_frame(grads.dz[index]), width="stretch")
+        st.dataframe(vectors_table(cache.z[index]), width="stretch")
+        st.dataframe(vectors_table(grads.dz[index]), width="stretch")

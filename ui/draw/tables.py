@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import ln_core
@@ -49,14 +50,39 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_columns(column, rows.shape[1]), index=index)
 
 
+# Streamlit sends a table as Arrow, and converting a small DataFrame to Arrow costs more than
+# drawing it (0.4 ms for one row of 8), on every rerun. Tables of up to this many numbers are
+# converted once per content and kept; Arrow's own conversion (pa.Table.from_pandas, index
+# included) is what Streamlit does, so the table sent is the same. Larger ones are converted
+# each time: keeping them would hold megabytes per entry.
+KEPT_ENTRIES = 4096
+
+
+def vectors_table(array: np.ndarray, column: str = "") -> pa.Table | pd.DataFrame:
+    """vectors_frame(array, column), ready for st.dataframe (as Arrow when it is small)."""
+    array = np.asarray(array)
+    if array.size > KEPT_ENTRIES:
+        return vectors_frame(array, column)
+    return _vectors_table(array.tobytes(), array.shape, array.dtype.str, column)
+
+
+@functools.lru_cache(maxsize=128)
+def _vectors_table(data: bytes, shape: tuple[int, ...], dtype: str, column: str) -> pa.Table:
+    array = np.frombuffer(data, dtype=dtype).reshape(shape)
+    return pa.Table.from_pandas(vectors_frame(array, column))
+
+
 # Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
 # every digit (hover a cell, or copy the table).
 DISPLAY_FORMAT = "%.4g"
 
 
-def numbers_table(frame: pd.DataFrame, **kwargs) -> None:
+def numbers_table(frame: pd.DataFrame | pa.Table, **kwargs) -> None:
     """st.dataframe with every number column rounded for display, never cut mid-number."""
-    numeric = frame.select_dtypes("number").columns
+    if isinstance(frame, pa.Table):
+        numeric = [f.name for f in frame.schema if pa.types.is_floating(f.type)]
+    else:
+        numeric = frame.select_dtypes("number").columns
     formats = {str(c): st.column_config.NumberColumn(format=DISPLAY_FORMAT) for c in numeric}
     st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
 
@@ -77,6 +103,23 @@ def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
 
 # A band is drawn as a coloured label: green tiny, amber small, red large.
 BAND_COLOURS = {"tiny": "#2b8a3e", "small": "#e67700", "large": "#c92a2a"}
+
+
+def check_table(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pa.Table:
+    """check_frame as Arrow, converted once per content (see KEPT_ENTRIES): the gradient
+    check's arrays are at most one group of its cap, 4,096 numbers."""
+    analytic, numerical = np.asarray(analytic), np.asarray(numerical)
+    return _check_table(
+        analytic.tobytes(), numerical.tobytes(), analytic.shape, analytic.dtype.str, str(dtype)
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _check_table(
+    analytic: bytes, numerical: bytes, shape: tuple[int, ...], stored: str, dtype: str
+) -> pa.Table:
+    values = [np.frombuffer(b, dtype=stored).reshape(shape) for b in (analytic, numerical)]
+    return pa.Table.from_pandas(check_frame(*values, np.dtype(dtype)))
 
 
 def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:

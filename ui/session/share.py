@@ -316,8 +316,10 @@ def show_link_problems() -> None:
     st.button("Dismiss", on_click=lambda: st.session_state.update(link_problems=()))
 
 
-def write_link() -> None:
-    """Keep the URL's query string equal to the current view (written before the page runs)."""
+def write_link() -> dict[str, str]:
+    """Keep the URL's query string equal to the current view (written before the page runs);
+    returns the view's query parameters (encode's), for what else needs them before the page
+    changes anything."""
     params = encode(st.session_state)
     # Most reruns leave the view as it was: rewriting the same query string sends a message
     # for nothing. Compared key by key with every value, so a key given twice is rewritten.
@@ -325,6 +327,7 @@ def write_link() -> None:
         key: [value] for key, value in params.items()
     }:
         st.query_params.from_dict(params)
+    return params
 
 
 def current_link(url_path: str | None = None) -> str:

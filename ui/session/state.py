@@ -179,6 +179,7 @@ SCHEMA: dict[str, Key] = {
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
     "view_page": Key("", _D, "the last page shown other than Export: the page its link opens"),
     "guide_checked": Key(frozenset(), _D, "pages whose predict-then-check answer is shown"),
+    "defaults_given": Key(None, _D, "every default above is in this session (ensure_defaults)"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
     "reconnect_seen": Key(None, _D, "the browser's saved view was checked on the first run"),
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
@@ -222,11 +223,16 @@ def shape() -> tuple[int, ...]:
 def ensure_defaults() -> None:
     """Give every schema key its default on a session's first run, and build the arrays."""
     s = st.session_state
+    # Schema keys are never deleted (only widget-owned ones are): once given, the defaults stay,
+    # and every later run skips a lookup per key (each costs as much as drawing a caption).
+    if s.get("defaults_given"):
+        return
     for key, spec in SCHEMA.items():
         if key not in s and spec.default is not None:
             s[key] = spec.default
     if "x" not in s:
         regenerate()
+    s["defaults_given"] = True
 
 
 def regenerate() -> None:
