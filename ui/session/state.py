@@ -14,7 +14,7 @@ lives on across reruns and page switches:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -209,9 +209,9 @@ def registered(key: str) -> bool:
     return key in SCHEMA or any(key.startswith(prefix) for prefix in FAMILIES)
 
 
-def shape() -> tuple[int, ...]:
-    """The shape the sidebar asks for."""
-    s = st.session_state
+def shape(session: Mapping[str, Any] | None = None) -> tuple[int, ...]:
+    """The shape the sidebar asks for (in `session`, by default this session's state)."""
+    s = st.session_state if session is None else session
     kind = s["shape_kind"]
     if kind == "vector":
         return (s["d"],)
