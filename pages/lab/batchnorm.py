@@ -1,10 +1,10 @@
 """LayerNorm vs BatchNorm vs RMSNorm: the same graph with another axis, or without the mean."""
 
-import pandas as pd
 import streamlit as st
 
 from teaching.verdicts import resolving_inputs, rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
+from ui.draw.tables import columns_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.export.notebook import View
@@ -63,9 +63,9 @@ def normalized() -> None:
         if norm == "rms":
             cache, grads = compute.rms(batch)
             st.caption("Mean square per vector (no mean is subtracted)")
-            stats = pd.DataFrame(
+            stats = columns_table(
                 {"mean square": cache.mean_sq.reshape(-1)},
-                index=[f"vector {i}" for i in range(cache.mean_sq.size)],
+                tuple(f"vector {i}" for i in range(cache.mean_sq.size)),
             )
             st.dataframe(stats, width="stretch")
         else:
@@ -73,9 +73,9 @@ def normalized() -> None:
             cache, grads = compute.forward_backward(batch, axis)
             per = "feature" if norm == "batch" else "vector"
             st.caption(f"Statistics per {per}")
-            stats = pd.DataFrame(
+            stats = columns_table(
                 {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
-                index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
+                tuple(f"{per} {i}" for i in range(cache.sample_mean.size)),
             )
             st.dataframe(stats, width="stretch")
         left, right = st.columns(2)

@@ -72,6 +72,24 @@ def _vectors_table(data: bytes, shape: tuple[int, ...], dtype: str, column: str)
     return pa.Table.from_pandas(vectors_frame(array, column))
 
 
+def columns_table(columns: dict[str, np.ndarray], index: tuple[str, ...]) -> pa.Table:
+    """A table of named 1-D columns with these row labels, as Arrow, converted once per content
+    (as vectors_table; its callers show one number per vector or feature, a few thousand at
+    most, so every table is kept)."""
+    arrays = {name: np.asarray(values) for name, values in columns.items()}
+    content = tuple((name, a.tobytes(), a.dtype.str) for name, a in arrays.items())
+    return _columns_table(content, index)
+
+
+@functools.lru_cache(maxsize=128)
+def _columns_table(content: tuple[tuple[str, bytes, str], ...], index: tuple[str, ...]) -> pa.Table:
+    frame = pd.DataFrame(
+        {name: np.frombuffer(data, dtype=dtype) for name, data, dtype in content},
+        index=list(index),
+    )
+    return pa.Table.from_pandas(frame)
+
+
 # Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
 # every digit (hover a cell, or copy the table).
 DISPLAY_FORMAT = "%.4g"
@@ -150,10 +168,10 @@ CHECK_COLUMNS = {
 }
 
 
-def bug_frame(result: ln_core.BugCheck) -> pd.DataFrame:
+def bug_table(result: ln_core.BugCheck) -> pa.Table:
     """One row per entry of one vector: the true dx, the buggy dx, central differences, and
     the buggy dx's gap to the numerical one beside the bound the check judges it against."""
-    return pd.DataFrame(
+    return columns_table(
         {
             "true dx": np.ravel(result.true_dx),
             "buggy dx": np.ravel(result.dx),
@@ -161,5 +179,5 @@ def bug_frame(result: ln_core.BugCheck) -> pd.DataFrame:
             "|buggy - numerical|": np.ravel(result.gaps),
             "round-off bound": np.ravel(result.bound),
         },
-        index=_entry_labels(np.shape(result.dx)),
+        tuple(_entry_labels(np.shape(result.dx))),
     )
