@@ -41,6 +41,9 @@ caps.enforce("batchnorm")
 def normalized() -> None:
     """The Normalize choice reruns only this part: the check below does not depend on it."""
     norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
+    # The chosen normalization is part of the link. Written first, so the notebooks' link below
+    # reuses it: the radio changes the state only through its callback, before this run.
+    view = share.write_link()
 
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
@@ -95,8 +98,7 @@ def normalized() -> None:
         )
         with st.expander("Take this view to Jupyter", icon=":material/download:"):
             # The notebooks show the normalization chosen above, on the same rows.
-            notebook_downloads(View(batch, s["preset"], share.current_link(), norm))
-    share.write_link()  # the chosen normalization is part of the link
+            notebook_downloads(View(batch, s["preset"], share.current_link(view=view), norm))
 
 
 normalized()

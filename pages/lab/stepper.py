@@ -35,8 +35,10 @@ introduction = st.container() if not s["presenter"] else None
 @st.fragment
 def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
-    # A rerun of this fragment alone skips app.py, which writes the link on full runs.
-    share.write_link()
+    # A rerun of this fragment alone skips app.py, which writes the link on full runs. The
+    # widgets below change the state only through callbacks, which run before this: the view
+    # stays the same through the run, for the notebooks' link too.
+    view = share.write_link()
     current = step_nav.navigation()
     presenter.keyboard()
     # An error ends this step only: the guide at the foot of the page stays.
@@ -93,7 +95,7 @@ def stepper() -> None:
             if revealed:
                 revealed_checks(current, inputs, index)
             with st.expander("Take this view to Jupyter", icon=":material/download:"):
-                notebook_downloads(View(inputs, s["preset"], share.current_link()))
+                notebook_downloads(View(inputs, s["preset"], share.current_link(view=view)))
 
 
 def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> None:
@@ -104,9 +106,7 @@ def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> No
     if current.backward:
         # In presenter mode the check folds away: one idea per screen, the node first.
         checks = {node: compute.node_check(inputs, node) for node in current.checked}
-        step_view.numerical_check(
-            current, checks, inputs.dtype, hint, index, folded=s["presenter"]
-        )
+        step_view.numerical_check(current, checks, inputs.dtype, hint, index, folded=s["presenter"])
     if current.number == N_STEPS:
         jacobian_shown = "jacobian" not in s["hidden"]
         step_view.why_dx_sums_to_zero(

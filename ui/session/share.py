@@ -336,11 +336,13 @@ def write_link() -> dict[str, str]:
     return params
 
 
-def current_link(url_path: str | None = None) -> str:
+def current_link(url_path: str | None = None, view: dict[str, str] | None = None) -> str:
     """The full link to this view at the address a class can open: this page, or the page
-    `url_path` ("" for the Overview) with this session's state."""
+    `url_path` ("" for the Overview) with this session's state (`view`: its query parameters
+    as write_link returned them, if nothing has changed since)."""
     path = urlsplit(st.context.url or "").path if url_path is None else f"/{url_path}"
-    return f"{address.current().base}{path}?{urlencode(_encoded_view())}"
+    params = _encoded_view() if view is None else view
+    return f"{address.current().base}{path}?{urlencode(params)}"
 
 
 def link_warning() -> str | None:
