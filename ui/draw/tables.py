@@ -72,22 +72,37 @@ def _vectors_table(data: bytes, shape: tuple[int, ...], dtype: str, column: str)
     return pa.Table.from_pandas(vectors_frame(array, column))
 
 
+def _content(arrays: dict[str, np.ndarray]) -> tuple[tuple[str, bytes, str], ...]:
+    """Named arrays, flattened, as a cache key: each name with its bytes and dtype."""
+    flat = {name: np.ravel(values) for name, values in arrays.items()}
+    return tuple((name, a.tobytes(), a.dtype.str) for name, a in flat.items())
+
+
+def _arrays(content: tuple[tuple[str, bytes, str], ...]) -> dict[str, np.ndarray]:
+    return {name: np.frombuffer(data, dtype=dtype) for name, data, dtype in content}
+
+
 def columns_table(columns: dict[str, np.ndarray], index: tuple[str, ...]) -> pa.Table:
     """A table of named 1-D columns with these row labels, as Arrow, converted once per content
     (as vectors_table; its callers show one number per vector or feature, a few thousand at
     most, so every table is kept)."""
-    arrays = {name: np.asarray(values) for name, values in columns.items()}
-    content = tuple((name, a.tobytes(), a.dtype.str) for name, a in arrays.items())
-    return _columns_table(content, index)
+    return _columns_table(_content(columns), index)
 
 
 @functools.lru_cache(maxsize=128)
 def _columns_table(content: tuple[tuple[str, bytes, str], ...], index: tuple[str, ...]) -> pa.Table:
-    frame = pd.DataFrame(
-        {name: np.frombuffer(data, dtype=dtype) for name, data, dtype in content},
-        index=list(index),
-    )
-    return pa.Table.from_pandas(frame)
+    return pa.Table.from_pandas(pd.DataFrame(_arrays(content), index=list(index)))
+
+
+def rows_table(rows: dict[str, np.ndarray]) -> pa.Table:
+    """One row per named array (its entries as columns 0, 1, ...), as Arrow, converted once per
+    content (as columns_table; its callers show one vector per row)."""
+    return _rows_table(_content(rows))
+
+
+@functools.lru_cache(maxsize=128)
+def _rows_table(content: tuple[tuple[str, bytes, str], ...]) -> pa.Table:
+    return pa.Table.from_pandas(pd.DataFrame(_arrays(content)).T)
 
 
 # Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
