@@ -67,6 +67,13 @@ def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
     )
 
 
+# The summary's 79 rows of text through pandas and Arrow took a tenth of the page's CPU on every
+# rerun: the table is kept per list of results, as _numbers_table keeps an entry's.
+@functools.lru_cache(maxsize=16)
+def _summary_table(results: tuple[AuditResult, ...]) -> pa.Table:
+    return pa.Table.from_pandas(summary_frame(list(results)), preserve_index=False)
+
+
 def _notation(document: Document) -> None:
     with st.expander("Notation: this document next to the lab", icon=":material/translate:"):
         rows = "\n".join(f"| ${s.document}$ | {plain(s.lab)} |" for s in document.notation)
@@ -168,7 +175,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     shown = kept(results, verdict)
     st.caption("Select a row to open that formula's explanation below.")
     # Converted once for both tables.
-    table = pa.Table.from_pandas(summary_frame(shown), preserve_index=False)
+    table = _summary_table(tuple(shown))
     wide = st.dataframe(
         table,
         key="audit_pick",
