@@ -24,6 +24,9 @@ CLASS_PAGE = "class"
 # How the instructor's screen looks is not the class's view: a projector's large type stays
 # off the students' phones.
 PERSONAL = "presenter"
+# s between the instructor's looks at their own view (a step moved inside the Stepper's
+# fragment reaches the store only then): part of every follower's delay, and one browser's cost.
+PUBLISH_S = 0.25
 
 
 def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
@@ -32,7 +35,7 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     if me is None or me.teaching or not me.following:
         return
     try:
-        follow = connect.store().poll(me.code, connect.browser_id()).follow
+        follow = connect.store().glance(me.code).follow
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version <= me.applied:
@@ -69,7 +72,7 @@ def publish(page_path: str) -> None:
     membership.update(published=f"{page_path}?{query}")
 
 
-@st.fragment(run_every=1.0)
+@st.fragment(run_every=PUBLISH_S)
 def _keep_publishing(page_path: str) -> None:
     me = membership.current()
     if me is None or not me.teaching:

@@ -79,6 +79,26 @@ class Follow:
     query: str
 
 
+@dataclass(frozen=True, order=True)
+class Stage:
+    """Where the class's question stands. Each instructor action only moves it forward in
+    this order (a new question, a new round, the reveal, the end), so a student's screen is
+    out of date exactly when the class's stage is greater than the one it shows."""
+
+    question: int  # the latest question's id; 0 before the first
+    round: int
+    revealed: bool
+    ended: bool
+
+
+@dataclass(frozen=True)
+class Glance:
+    """A student's quick look at the class (one indexed query): where to be, and the stage."""
+
+    follow: Follow
+    stage: Stage
+
+
 @dataclass(frozen=True)
 class Poll:
     """One student's look at the class: where to be, what is asked, what they answered."""
@@ -87,6 +107,11 @@ class Poll:
     ended: bool
     question: Question | None
     my_votes: dict[int, int]  # round -> option
+
+    @property
+    def stage(self) -> Stage:
+        q = self.question
+        return Stage(q.id, q.round, q.revealed, self.ended) if q else Stage(0, 0, False, self.ended)
 
 
 @dataclass(frozen=True)
@@ -372,6 +397,28 @@ class Store:
         if refusal:
             raise Refused(refusal)
         return code
+
+    def glance(self, code: str) -> Glance:
+        """The follow state and the stage of the class with this code, in one query."""
+        query = (
+            select(
+                classes.c.follow_version, classes.c.follow_page, classes.c.follow_query,
+                classes.c.ended_at, questions.c.id, questions.c.current_round,
+                questions.c.revealed,
+            )
+            .select_from(classes.outerjoin(questions, questions.c.class_id == classes.c.id))
+            .where(classes.c.code == code)
+            .order_by(questions.c.id.desc())
+            .limit(1)
+        )  # fmt: skip
+        with self._read() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            raise Refused("This class is no longer there.")
+        follow = Follow(row.follow_version, row.follow_page, row.follow_query)
+        stage = Stage(row.id or 0, row.current_round or 0, bool(row.revealed),
+                      row.ended_at is not None)  # fmt: skip
+        return Glance(follow, stage)
 
     def poll(self, code: str, browser: str) -> Poll:
         with self._read() as conn:
