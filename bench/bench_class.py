@@ -6,15 +6,18 @@ Fresh app processes behind HAProxy (deploy/replicas.py) share one SQLite store i
 folder. The instructor (one websocket session, as a browser would drive it) starts a class on
 the Class page and opens the Stepper; every student opens the join link (?join=CODE) at a
 random moment within --join-window s of the first, then does what a browser does with the
-class bar: reruns its fragment every run_every seconds. The instructor clicks Next every
---step-every s (--steps times): a student has followed a step when a run of theirs shows it
-(the URL the app wrote carries step=N); the delay is from the instructor's click to that run's
-end. Then the instructor asks the step's question; each student votes at a random moment
-within --vote-window s (radio + Vote in the bar's fragment, as a click sends them) and one in
-ten sends the same vote message again. A vote is acknowledged when the run it started shows
-"Your vote is counted". At the end the store's counts are compared with the acknowledged votes:
-lost (acknowledged, not counted) and double-counted votes must be 0. Results go to
-bench/results/class_<R>.json; the exit status is 1 if a goal was missed.
+page's timed fragment: reruns it every run_every seconds. The instructor clicks Next every
+--step-every s (--steps times) as a browser sends it (a rerun of the Stepper's fragment), and
+their tab's timer reruns the fragment that publishes the view: a student has followed a step
+when a run of theirs shows the step's heading; the delay is from the instructor's click to the
+end of that run. Then the instructor asks the step's question; each student votes at a random
+moment within --vote-window s (radio, then Vote, each a rerun of the fragment it sits in, as a
+browser sends them) and one in ten sends the same vote message again. A vote is acknowledged
+when the run its click started shows "Your vote is counted". Besides the app processes' CPU,
+the driver's own (it shares the machine) and the load average are reported. At the end the
+store's counts are compared with the acknowledged votes: lost (acknowledged, not counted) and
+double-counted votes must be 0. Results go to bench/results/class_<R>.json; the exit status is
+1 if a goal was missed.
 """
 
 from __future__ import annotations
@@ -322,7 +325,11 @@ def main(argv: list[str] | None = None) -> int:
          f"(counted {out['counted']}, acknowledged {sum(tally.acknowledged.values())}; "
          f"{tally.replays} replayed, {tally.replays_refused} refused)", "0 / 0"],
         ["errors", f"{errors}" + "".join(f", {k} {n}" for k, n in tally.errors.items()), "0"],
-        ["class bar polls; app CPU", f"{tally.polls}; {out['cpu_s']:.0f} s", ""],
+        ["watcher looks (of which turned into a full run)",
+         f"{tally.polls} ({tally.catch_ups})", ""],
+        ["CPU over the class: the app processes; this driver",
+         f"{out['cpu_s']:.0f} s; {out['driver_cpu_s']:.0f} s (in {out['seconds']:.0f} s)", ""],
+        ["load average at the start; at the end", f"{load:.1f}; {os.getloadavg()[0]:.1f}", ""],
     ]  # fmt: skip
     for line in rows:
         print(" | ".join(line))

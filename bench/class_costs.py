@@ -5,12 +5,13 @@
 One fresh app process (one SQLite store in a temporary folder), an instructor on the Stepper and
 one student, each a websocket session (bench/ws_client.py). Measured as the app process's own
 CPU time (from /proc) over many repetitions, so other load on the machine changes little:
-- a poll: the student's class bar fragment rerun by its timer, nothing changed;
+- a poll: the run the student's tab makes on its timer (ui/live/student.py), nothing new;
 - a followed step: the instructor clicks Next and their tab's timer publishes the view (its CPU
   measured alone and subtracted), then the student's polls until their lab shows the step;
 - a vote: choosing an option and clicking Vote (two runs of the bar, as a browser sends them).
 These are the numbers bench_class.py's 100 students multiply: 100 students polling every
-POLL_S seconds, and 100 catching up within a second of a step.
+POLL_S seconds, and 100 catching up within a second of a step. The app process's CPU counts in
+10 ms ticks (/proc), so each figure is an average over many runs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Students follow the instructor: the instructor's view is published, students' labs catch up.
 
 The instructor's page and view (the query string a share link would carry, ui/share.py) go to
-the store whenever they change: on every full run, and from a small fragment that looks once a
-second (the stepper's buttons rerun only their own fragment). Each student's class bar is a
-fragment that polls the store every POLL_S seconds; when a newer view is there it reruns the
+the store whenever they change: on every full run, and from a small fragment that looks every
+PUBLISH_S seconds (the stepper's buttons rerun only their own fragment). Each student's watcher
+(student.py) looks at the store every POLL_S seconds; when a newer view is there it reruns the
 whole app, whose first step (catch_up) applies the view through the share link's own strict
 parser and switches page.
 """
