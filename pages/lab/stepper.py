@@ -19,6 +19,7 @@ from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
+from ui.live import follow
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state, step_nav
 from ui.session.picker import pick_vector
@@ -35,8 +36,10 @@ introduction = st.container() if not s["presenter"] else None
 @st.fragment
 def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
-    # A rerun of this fragment alone skips app.py, which writes the link on full runs.
+    # A rerun of this fragment alone skips app.py, which writes the link on full runs and
+    # sends an instructor's view to their class: a step moved here reaches students now.
     share.write_link()
+    follow.publish("stepper")
     current = step_nav.navigation()
     presenter.keyboard()
     # An error ends this step only: the guide at the foot of the page stays.
@@ -104,9 +107,7 @@ def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> No
     if current.backward:
         # In presenter mode the check folds away: one idea per screen, the node first.
         checks = {node: compute.node_check(inputs, node) for node in current.checked}
-        step_view.numerical_check(
-            current, checks, inputs.dtype, hint, index, folded=s["presenter"]
-        )
+        step_view.numerical_check(current, checks, inputs.dtype, hint, index, folded=s["presenter"])
     if current.number == N_STEPS:
         jacobian_shown = "jacobian" not in s["hidden"]
         step_view.why_dx_sums_to_zero(

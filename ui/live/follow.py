@@ -2,10 +2,10 @@
 
 The instructor's page and view (the query string a share link would carry, ui/share.py) go to
 the store whenever they change: on every full run, and from a small fragment that looks every
-PUBLISH_S seconds (the stepper's buttons rerun only their own fragment). Each student's watcher
-(student.py) looks at the store every POLL_S seconds; when a newer view is there it reruns the
-whole app, whose first step (catch_up) applies the view through the share link's own strict
-parser and switches page.
+PUBLISH_S seconds (a page fragment's controls rerun only that fragment; the Stepper's fragment
+publishes its step itself). Each student's watcher (student.py) looks at the store every
+POLL_S seconds; when a newer view is there it reruns the whole app, whose first step
+(catch_up) applies the view through the share link's own strict parser and switches page.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ CLASS_PAGE = "class"
 # How the instructor's screen looks is not the class's view: a projector's large type stays
 # off the students' phones.
 PERSONAL = "presenter"
-# s between the instructor's looks at their own view (a step moved inside the Stepper's
-# fragment reaches the store only then): part of every follower's delay, and one browser's cost.
-PUBLISH_S = 0.25
+# s between the instructor's looks at their own view: a control inside a page's fragment
+# reruns only that fragment, so its change reaches the store then (the Stepper's fragment
+# publishes at once). Not faster: the instructor's tab would never be still for a moment.
+PUBLISH_S = 1.0
 
 
 def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
