@@ -110,8 +110,10 @@ class Poll:
 
     @property
     def stage(self) -> Stage:
-        q = self.question
-        return Stage(q.id, q.round, q.revealed, self.ended) if q else Stage(0, 0, False, self.ended)
+        asked = self.question
+        if asked is None:
+            return Stage(0, 0, False, self.ended)
+        return Stage(asked.id, asked.round, asked.revealed, self.ended)
 
 
 @dataclass(frozen=True)

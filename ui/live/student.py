@@ -2,12 +2,13 @@
 
 Two fragments, so that a hundred students looking at the class twice a second cost little. The
 watcher looks every POLL_S seconds and draws nothing: a look that finds nothing new (nearly
-every look) is one small query. When the instructor's view moved on and the student follows,
-it reruns the whole app, whose first step (follow.catch_up) takes that view; when the class's
-question moved on (asked, a new round, revealed, the class ended) it reruns the app too, so the
-bar shows it. The bar is a fragment without a timer: following on and off and the vote rerun
-only the bar. A student sees the question, their own vote and, once revealed, the answer and
-why; never anything another student entered (there is no free text), nor the distribution.
+every look) is one small query, shared by the students of a process. When the instructor's view
+moved on and the student follows, it reruns the whole app, whose first step (follow.catch_up)
+takes that view; when the class's question moved on (asked, a new round, revealed, the class
+ended) it reruns the app too, so the bar shows it. The bar is a fragment without a timer:
+following on and off and the vote rerun only the bar. A student sees the question, their own
+vote and, once revealed, the answer and why; never anything another student entered (there is
+no free text), nor the distribution.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def _leave() -> None:
 
 def _out_of_date(seen: Stage | str, shown: Stage | str) -> bool:
     if isinstance(seen, Stage) and isinstance(shown, Stage):
-        return seen > shown  # stages only move forward: the bar's is never newer
+        # Stages only move forward, and a shared glance may be older than the bar's own look.
+        return seen > shown
     return seen != shown
 
 
