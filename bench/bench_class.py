@@ -64,7 +64,8 @@ class Tally:
 
     joins_ms: list[float] = field(default_factory=list)
     join_spread_s: float = 0.0
-    follow_ms: list[float] = field(default_factory=list)
+    follow_ms: list[float] = field(default_factory=list)  # to the step's heading arriving
+    follow_run_ms: list[float] = field(default_factory=list)  # to the end of that run
     follow_missed: int = 0
     vote_ms: list[float] = field(default_factory=list)
     acknowledged: Counter[int] = field(default_factory=Counter)
@@ -124,7 +125,10 @@ class Student:
         if found is not None:
             number = int(found.group(1))
             if number in published and number not in self.seen_steps:
-                self.tally.follow_ms.append((time.monotonic() - published[number]) * 1000)
+                clicked = published[number]
+                shown = result.arrived[found.string]
+                self.tally.follow_ms.append((shown - clicked) * 1000)
+                self.tally.follow_run_ms.append((time.monotonic() - clicked) * 1000)
             self.seen_steps.add(number)
 
     async def poll_until(self, stop: asyncio.Event, published: dict[int, float]) -> None:
@@ -304,7 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (tally.follow_ms and tally.vote_ms and tally.joins_ms):
         print("nothing to measure:", tally.errors, *tally.first_errors, sep="\n  ")
         return 1
-    follow_p95 = percentile(tally.follow_ms, 95) if tally.follow_ms else float("nan")
+    # Judged when the whole step is on screen: its heading comes first, the rest of the page
+    # (still the old step's, greyed) until the run ends.
+    follow_p95 = percentile(tally.follow_run_ms, 95)
     vote_p95 = percentile(tally.vote_ms, 95) if tally.vote_ms else float("nan")
     met = (
         out["lost"] == 0 and out["double"] == 0 and errors == 0 and tally.follow_missed == 0
@@ -316,9 +322,12 @@ def main(argv: list[str] | None = None) -> int:
         ["students joined", f"{len(tally.joins_ms)} of {options.students}, within "
          f"{tally.join_spread_s:.1f} s (slowest first page {max(tally.joins_ms) / 1000:.1f} s)",
          "all within 10 s of each other"],
-        ["follow delay p50 / p95", f"{statistics.median(tally.follow_ms):.0f} / "
-         f"{follow_p95:.0f} ms ({len(tally.follow_ms)} updates, {tally.follow_missed} missed)",
-         "p95 < 1000 ms"],
+        ["follow delay p50 / p95: the run that shows the step ended",
+         f"{statistics.median(tally.follow_run_ms):.0f} / {follow_p95:.0f} ms "
+         f"({len(tally.follow_run_ms)} updates, {tally.follow_missed} missed)", "p95 < 1000 ms"],
+        ["follow delay p50 / p95: the step's heading arrived",
+         f"{statistics.median(tally.follow_ms):.0f} / "
+         f"{percentile(tally.follow_ms, 95):.0f} ms", ""],
         ["vote acknowledged p50 / p95", f"{statistics.median(tally.vote_ms):.0f} / "
          f"{vote_p95:.0f} ms ({len(tally.vote_ms)} votes)", "p95 < 500 ms"],
         ["votes lost / double-counted", f"{out['lost']} / {out['double']} "

@@ -91,6 +91,9 @@ class RunResult:
     page: str  # url path of the page that ran ("" for the default page)
     query_string: str  # the URL's query string as the app left it
     fragment_run: bool = False  # only fragments ran (not turned into a full run)
+    # text -> time.monotonic() when it first arrived: a browser shows an element as it comes,
+    # before the run ends
+    arrived: dict[str, float] = field(default_factory=dict)
 
 
 def widget_state(widget: Widget, value: Any) -> WidgetState:
@@ -242,6 +245,7 @@ class Session:
         widgets: dict[str, Widget] = {}
         alerts: list[str] = []
         texts: list[str] = []
+        arrived: dict[str, float] = {}
         problems: list[ProtocolError] = []
         ran_hash = ""
         count = nbytes = 0
@@ -254,6 +258,8 @@ class Session:
                 self._read_element(
                     fwd.delta.new_element, fwd.delta.fragment_id, widgets, alerts, texts, problems
                 )
+                if texts:
+                    arrived.setdefault(texts[-1], time.monotonic())
             elif kind == "navigation":
                 nav = fwd.navigation
                 self.pages = {p.url_pathname: p.page_script_hash for p in nav.app_pages}
@@ -277,8 +283,9 @@ class Session:
                 latency_ms = (time.perf_counter() - started) * 1000
                 fragment_run = status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
                 return RunResult(
-                    latency_ms, count, nbytes, widgets, alerts, texts, ran, query, fragment_run
-                )
+                    latency_ms, count, nbytes, widgets, alerts, texts, ran, query, fragment_run,
+                    arrived,
+                )  # fmt: skip
 
     @staticmethod
     def _read_element(
