@@ -8,7 +8,8 @@ CPU time (from /proc) over many repetitions, so other load on the machine change
 - a poll: the run the student's tab makes on its timer (ui/live/student.py), nothing new;
 - a followed step: the instructor clicks Next and their tab's timer publishes the view (its CPU
   measured alone and subtracted), then the student's polls until their lab shows the step;
-- a vote: choosing an option and clicking Vote (two runs of the bar, as a browser sends them).
+- a vote: choosing an option and clicking Vote (two runs of the bar, as a browser sends them),
+  by 20 students.
 These are the numbers bench_class.py's 100 students multiply: 100 students polling every
 POLL_S seconds, and 100 catching up within a second of a step. The app process's CPU counts in
 10 ms ticks (/proc), so each figure is an average over many runs.
@@ -67,26 +68,32 @@ async def measure(port: int, pid: int, polls: int, steps: int) -> dict[str, floa
         else:
             raise RuntimeError(f"the student did not follow to step {target}")
         follow += cpu_ms() - after_click
+    voters = [Session(port) for _ in range(20)]  # a vote each: one browser may send 6 in 10 s
+    for voter in voters:
+        await voter.connect()
+        await voter.rerun("", query_string=f"join={found.group(1)}{found.group(2)}")
     await teacher.open("class")
-    vote, votes = 0.0, 5  # the store takes 6 votes from one browser in 10 s
-    for _ in range(votes):  # a new question each time: one vote per question and round
-        await teacher.click("Ask")
-        for _ in range(3):
-            await student.rerun(fragment_id=watcher)
-        radio = student.shown["Your answer"]
+    await teacher.click("Ask")
+    await asyncio.sleep(0.2)
+    for voter in voters:  # each tab's look finds the question and shows it
+        await voter.rerun(fragment_id=next(iter(voter.auto_reruns)))
+    before = cpu_ms()
+    for voter in voters:
+        radio = voter.shown["Your answer"]
         choice = widget_state(radio, radio.proto.options[0])
-        before = cpu_ms()
-        await student.rerun(fragment_id=radio.fragment_id, widget_states=[choice])
-        button = student.shown["Vote"]
+        await voter.rerun(fragment_id=radio.fragment_id, widget_states=[choice])
+        button = voter.shown["Vote"]
         states = [choice, widget_state(button, True)]
-        result = await student.rerun(fragment_id=button.fragment_id, widget_states=states)
-        vote += cpu_ms() - before
+        result = await voter.rerun(fragment_id=button.fragment_id, widget_states=states)
         if not any("Your vote is counted" in t for t in result.texts):
             raise RuntimeError("the vote was not acknowledged")
+    vote = (cpu_ms() - before) / len(voters)
+    for voter in voters:
+        await voter.close()
     await teacher.session.close()
     await student.close()
     return {
-        "poll": poll, "follow": follow / steps, "next": instructor / steps, "vote": vote / votes
+        "poll": poll, "follow": follow / steps, "next": instructor / steps, "vote": vote
     }  # fmt: skip
 
 
