@@ -6,6 +6,7 @@ then how it was computed and its numerical check; the last step ends with dx, dg
 
 import streamlit as st
 
+import ln_core
 from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
@@ -36,9 +37,11 @@ introduction = st.container() if not s["presenter"] else None
 @st.fragment
 def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
-    # A rerun of this fragment alone skips app.py, which writes the link on full runs and
-    # sends an instructor's view to their class: a step moved here reaches students now.
-    share.write_link()
+    # A rerun of this fragment alone skips app.py, which writes the link on full runs (and
+    # sends an instructor's view to their class: a step moved here reaches students now). The
+    # widgets below change the state only through callbacks, which run before this: the view
+    # stays the same through the run, for the notebooks' link too.
+    view = share.write_link()
     follow.publish("stepper")
     current = step_nav.navigation()
     presenter.keyboard()
@@ -94,15 +97,21 @@ def stepper() -> None:
                     step_view.node_value(current, cache, index)
         with after:
             if revealed:
-                revealed_checks(current, inputs, index)
+                revealed_checks(current, inputs, cache, grads, index)
             with st.expander("Take this view to Jupyter", icon=":material/download:"):
-                notebook_downloads(View(inputs, s["preset"], share.current_link()))
+                notebook_downloads(View(inputs, s["preset"], share.current_link(view=view)))
 
 
-def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> None:
+def revealed_checks(
+    current: Step,
+    inputs: Inputs,
+    cache: ln_core.Cache,
+    grads: ln_core.StagedGrads,
+    index: tuple[int, ...],
+) -> None:
     """After the step's value: its numerical check, and on the last step why Σ dx = 0 and the
-    whole result beside the closed form."""
-    cache, grads = compute.forward_backward(inputs)
+    whole result beside the closed form (`cache`, `grads`: the pass of `inputs`, as computed
+    above; a second cache read would copy them again)."""
     hint = resolving_inputs(cache, inputs.dout)
     if current.backward:
         # In presenter mode the check folds away: one idea per screen, the node first.
