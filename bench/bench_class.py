@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import create_engine, func, select
 
 from bench.bench_load import percentile, tree_cpu_seconds
-from bench.results import table, write_result
+from bench.results import RESULTS_DIR, table, write_result
 from bench.ws_client import ProtocolError, RunResult, Session, widget_state
 from deploy.replicas import Replicas
 from ui.live.schema import classes, questions, rounds, votes
@@ -303,6 +303,11 @@ def main(argv: list[str] | None = None) -> int:
         db_url = f"sqlite:///{folder}/classes.sqlite3"
         with Replicas(options.replicas, env={"LNLAB_CLASS_DB": db_url}) as group:
             out = asyncio.run(run_class(group.port, group.app_pids, db_url, options))
+            if out["tally"].errors:  # the apps' own account of what went wrong
+                RESULTS_DIR.mkdir(exist_ok=True)
+                log = RESULTS_DIR / f"class_{options.replicas}.log"
+                log.write_text(group.logs())
+                print(f"errors: the app processes' logs are in {log}")
     tally: Tally = out["tally"]
     errors = sum(tally.errors.values())
     if not (tally.follow_ms and tally.vote_ms and tally.joins_ms):
