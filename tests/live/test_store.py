@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -262,6 +263,21 @@ def test_a_glance_is_the_follow_state_and_a_stage_that_only_grows(store, clock):
     assert store.poll(code, browser(0)).stage == stages[-1]
     with pytest.raises(Refused, match="no longer there"):
         store.glance("ZZZZZZZZ")
+
+
+def test_a_process_shares_a_recent_glance_and_looks_again_after_max_age(store):
+    started = store.start_class()
+    shared = store.glance(started.code, max_age=0.2)
+    store.publish(started.code, started.secret, "stepper", "step=2")
+    # Within max_age every student of the process gets the glance already taken (no query)...
+    assert store.glance(started.code, max_age=0.2) is shared
+    # ...a plain glance always looks, and what it sees is shared from then on.
+    fresh = store.glance(started.code)
+    assert fresh.follow.version == shared.follow.version + 1
+    assert store.glance(started.code, max_age=0.2) is fresh
+    time.sleep(0.25)
+    store.publish(started.code, started.secret, "stepper", "step=3")
+    assert store.glance(started.code, max_age=0.2).follow.version == fresh.follow.version + 1
 
 
 def _voters(

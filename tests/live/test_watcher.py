@@ -20,8 +20,8 @@ if str(ROOT) not in sys.path:
 
 from bench.local_server import LocalServer  # noqa: E402
 from bench.ws_client import RunResult, Session, run_blocking, widget_state  # noqa: E402
-from ui.live.connect import GLANCE_S  # noqa: E402
 from ui.live.store import Asked, Store  # noqa: E402
+from ui.live.student import GLANCE_S  # noqa: E402
 
 ASKED = Asked("Step 1", "What is sample_mean?", ("0.5", "1.0", "-2"), 1, "It is the mean: 1.0.")
 HEADING = re.compile(r"Step (\d+) of 20")

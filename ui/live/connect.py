@@ -20,7 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.live import rules
-from ui.live.store import Glance, Store, StoreUnavailable
+from ui.live.store import Store, StoreUnavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 DB_ENV = "LNLAB_CLASS_DB"
@@ -29,9 +29,6 @@ BROWSER_COOKIE = "lnlab_browser"
 CLASS_COOKIE = "lnlab_class"  # the code of the class this browser joined
 TEACH_COOKIE = "lnlab_teach"  # "<code>.<secret>" in the instructor's browser only
 COOKIE_DAYS = 1
-# s a glance at a class is shared by the students of one process: their watchers look many
-# times a second between them, and the class changes a few times a minute.
-GLANCE_S = 0.1
 
 
 def database_url() -> str:
@@ -69,17 +66,6 @@ def store() -> Store:
         raise
     except Exception as err:  # a malformed URL or a missing driver: still only a message
         raise StoreUnavailable(f"{type(err).__name__}: {str(err)[:200]}") from err
-
-
-@st.cache_resource(show_spinner=False, max_entries=64, ttl=GLANCE_S)
-def _glance(url: str, code: str) -> Glance:
-    return store().glance(code)  # a refusal or failure raises and is not kept
-
-
-def recent_glance(code: str) -> Glance:
-    """The class's follow state and stage, at most GLANCE_S old: it may be older than what
-    this session last drew, so only a newer stage or follow version means news."""
-    return _glance(database_url(), code)
 
 
 UNAVAILABLE = (

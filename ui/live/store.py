@@ -21,6 +21,7 @@ sharing the file queue instead of failing.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ from ui.live.rules import Limits, Refused
 from ui.live.schema import attempts, classes, members, metadata, questions, rounds, votes
 
 _WRITE = "lnlab_write"
+GLANCES_KEPT = 256  # classes whose latest glance a process keeps (a few run at once)
 
 
 class StoreUnavailable(Exception):
@@ -132,6 +134,9 @@ class Store:
         self, url: str, limits: Limits | None = None, clock: Callable[[], float] = time.time
     ) -> None:
         self.limits, self.clock = limits or Limits(), clock
+        # The latest glance at each class (monotonic time taken, glance): see glance().
+        self._glances: dict[str, tuple[float, Glance]] = {}
+        self._glances_lock = threading.Lock()
         self.engine = _engine(url)
         self._writer = self.engine.execution_options(**{_WRITE: True})
         with self._write() as conn:
@@ -400,8 +405,19 @@ class Store:
             raise Refused(refusal)
         return code
 
-    def glance(self, code: str) -> Glance:
-        """The follow state and the stage of the class with this code, in one query."""
+    def glance(self, code: str, max_age: float = 0.0) -> Glance:
+        """The follow state and the stage of the class with this code, in one query.
+
+        With max_age (s), a glance this process took at most that long ago is returned
+        instead: the many students of one process share one look at their class. It may be
+        older than what a student last saw, so only a greater stage or follow version is news.
+        """
+        if max_age > 0:
+            with self._glances_lock:
+                kept = self._glances.get(code)
+            if kept is not None and time.monotonic() - kept[0] < max_age:
+                return kept[1]
+        taken = time.monotonic()
         query = (
             select(
                 classes.c.follow_version, classes.c.follow_page, classes.c.follow_query,
@@ -420,7 +436,12 @@ class Store:
         follow = Follow(row.follow_version, row.follow_page, row.follow_query)
         stage = Stage(row.id or 0, row.current_round or 0, bool(row.revealed),
                       row.ended_at is not None)  # fmt: skip
-        return Glance(follow, stage)
+        glance = Glance(follow, stage)
+        with self._glances_lock:
+            if len(self._glances) >= GLANCES_KEPT:  # classes come and go
+                self._glances.clear()
+            self._glances[code] = (taken, glance)
+        return glance
 
     def poll(self, code: str, browser: str) -> Poll:
         with self._read() as conn:

@@ -20,10 +20,13 @@ from ui.live.rules import Refused
 from ui.live.store import Poll, Stage, StoreUnavailable
 
 # s between a student's looks at the class. A step the instructor moves shows within POLL_S +
-# connect.GLANCE_S + the catch-up run (the Stepper publishes at once; other views within
+# GLANCE_S + the catch-up run (the Stepper publishes at once; other views within
 # follow.PUBLISH_S). Each look costs the server about 4 ms however little it does (Streamlit's
 # own work per run): 100 students at 0.5 s are 200 looks and most of a core every second.
 POLL_S = 0.5
+# s a glance at a class is shared by the students of one process (Store.glance): their
+# watchers look many times a second between them, and the class changes a few times a minute.
+GLANCE_S = 0.1
 UNAVAILABLE, GONE = "unavailable", "gone"  # what the bar shows instead of a stage
 
 
@@ -59,7 +62,7 @@ def _watch() -> None:
     if me is None or me.teaching:
         return
     try:
-        glance = connect.recent_glance(me.code)
+        glance = connect.store().glance(me.code, max_age=GLANCE_S)
     except StoreUnavailable:
         seen: Stage | str = UNAVAILABLE
     except Refused:
