@@ -6,10 +6,11 @@
 
 Starts a fresh `streamlit run app.py` (bench/local_server.py) and sends visitors over
 Streamlit's websocket protocol (bench/ws_client.py), `--at-once` of them at a time. Each visitor
-opens every page in turn, each from a link of its own: that page's largest input (its cap in
-ui/server/caps.py; the sidebar's largest shape, 8 x 16 x 1024, on the pages without one), with
-the page's heaviest view (the Stepper at its last step, the Jacobian with its three paths) and
-seed 1000 + visitor, so no two visitors share a cached result. The figures are
+opens every page in turn, each in a tab of its own from a link (a tab reads its link once):
+that page's largest input (its cap in ui/server/caps.py; the sidebar's largest shape,
+8 x 16 x 1024, on the pages without one), with its heaviest view (the Stepper at its last step,
+the Jacobian with its three paths) and seed 1000 + visitor, so no two visitors share a cached
+result; a page that refuses its input counts as an error. The figures are
 
 - idle: the server's resident memory (RSS) after its first run;
 - peak: the kernel's high-water mark of RSS (VmHWM), so a peak between two readings counts;
@@ -67,28 +68,24 @@ def reset_peak(server: LocalServer) -> None:
     Path(f"/proc/{server.pid}/clear_refs").write_text("5")
 
 
-async def visit(port: int, page: AppPage, query: str, session: Session) -> str | None:
-    """Open `page` from its link in this tab and read the run to its end: an error, or None."""
+async def visit(port: int, page: AppPage, query: str) -> str | None:
+    """Open `page` from its link in a tab of its own (a link is read once per tab), read the
+    run to its end and leave: an error, or None."""
     try:
-        result = await session.rerun(page.url_path, query_string=query)
+        async with Session(port, timeout=300.0) as session:
+            result = await session.rerun(page.url_path, query_string=query)
     except ProtocolError as error:
         return f"/{page.url_path}: {error}"
     if result.page != page.url_path:
         return f"/{page.url_path} showed /{result.page}"
-    return None
+    refused = [alert for alert in result.alerts if "D up to" in alert]  # caps.refusal
+    return f"/{page.url_path} refused its input: {refused[0]}" if refused else None
 
 
 async def visitor(port: int, k: int, pages: list[AppPage]) -> list[str]:
-    """Visitor k: one tab, every page at its largest input, then leave."""
-    errors = []
-    try:
-        async with Session(port, timeout=300.0) as session:
-            for page in pages:
-                error = await visit(port, page, link(page.name, 1000 + k), session)
-                errors += [error] if error else []
-    except ProtocolError as error:
-        errors.append(f"visitor {k}: {error}")
-    return errors
+    """Visitor k: every page in turn, each at its largest input from its link."""
+    errors = [await visit(port, page, link(page.name, 1000 + k)) for page in pages]
+    return [e for e in errors if e]
 
 
 async def sample(server: LocalServer, into: list[float], stop: asyncio.Event) -> None:
@@ -99,8 +96,7 @@ async def sample(server: LocalServer, into: list[float], stop: asyncio.Event) ->
 
 async def run(server: LocalServer, visitors: int, at_once: int, idle_s: float) -> dict:
     pages = lab_pages()
-    async with Session(server.port, timeout=300.0) as first:
-        errors = [e for e in [await visit(server.port, pages[0], "", first)] if e]
+    errors = [e for e in [await visit(server.port, pages[0], "")] if e]
     idle = server.rss_mb()
     reset_peak(server)
     started = time.monotonic()
@@ -143,14 +139,12 @@ async def run(server: LocalServer, visitors: int, at_once: int, idle_s: float) -
 async def profile(server: LocalServer) -> dict:
     """Each page once, alone, in a tab of its own: how far it raised the peak, what it left."""
     pages = lab_pages()
-    async with Session(server.port, timeout=300.0) as first:
-        await visit(server.port, pages[0], "", first)
+    await visit(server.port, pages[0], "")
     rows = []
     for k, page in enumerate(pages):
         before = server.rss_mb()
         reset_peak(server)
-        async with Session(server.port, timeout=300.0) as session:
-            error = await visit(server.port, page, link(page.name, 1000 + k), session)
+        error = await visit(server.port, page, link(page.name, 1000 + k))
         rows.append(
             {
                 "page": page.name,

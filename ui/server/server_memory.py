@@ -1,4 +1,5 @@
-"""How much memory the server may hold, and the allocator settings that let it give memory back.
+"""How much memory the server may hold, the allocator settings that let it give memory back,
+and the moments it gives back what it no longer uses.
 
 Imported by app.py, so it applies however the server was started. Every session's script runs
 in a thread of its own, and glibc's malloc gives busy threads arenas of their own (up to 8 per
@@ -6,6 +7,12 @@ core) and, after the first large array is freed, serves later large arrays from 
 instead of mapping them afresh. A class's worth of large arrays then stays in arenas that
 rarely shrink, and the server grows with every new visitor. Two arenas and a fixed mmap
 threshold make every large array a mapping of its own, unmapped when freed.
+
+What is smaller (the objects of a run, sessions that left, figures) is freed inside the arenas,
+where glibc keeps it. When no run has started for a while, a thread of this module collects
+garbage (Streamlit's own collection after each run is off, .streamlit/config.toml) and asks
+glibc to return the arenas' free pages (malloc_trim): once after a pause, and again once
+Streamlit has dropped the sessions that left (server.disconnectedSessionTTL, 2 minutes).
 
 CEILING_MB is what a server may reach: the idle server, every cache full (CACHE_BUDGET_MB of
 results plus the shared figures) and the sessions a class keeps open, each with its arrays at
@@ -15,6 +22,8 @@ the sidebar's largest shape. bench/bench_server_memory.py checks it.
 from __future__ import annotations
 
 import ctypes
+import gc
+import threading
 
 from ui.server.compute import CACHE_BUDGET_MB
 
@@ -30,6 +39,11 @@ SESSIONS = 100  # sessions open (or just left: Streamlit keeps them 2 minutes) a
 SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
 CEILING_MB = IDLE_MB + CACHE_BUDGET_MB + FIGURES_MB + SESSIONS * SESSION_MB
 
+# Seconds without a run before each give-back: a class pausing, then Streamlit's 120 s for a
+# closed tab's session to be dropped (plus the first pause).
+PAUSES_S = (30.0, 120.0)
+_ran = threading.Event()
+
 
 def give_memory_back() -> bool:
     """Apply the allocator settings to this process; False where the C library is not glibc."""
@@ -42,4 +56,33 @@ def give_memory_back() -> bool:
     )
 
 
+def give_idle_memory_back() -> bool:
+    """Collect garbage and return the allocator's free pages to the system; False where the
+    C library is not glibc (the collection still happens)."""
+    gc.collect()
+    try:
+        malloc_trim = ctypes.CDLL(None).malloc_trim
+    except AttributeError:
+        return False
+    malloc_trim(0)
+    return True
+
+
+def note_run() -> None:
+    """Called by every run of the app: the server is busy, so the give-backs wait."""
+    _ran.set()
+
+
+def watch(ran: threading.Event, pauses: tuple[float, ...] = PAUSES_S) -> None:
+    """Forever: after a run, give memory back at each pause that passes without another."""
+    while True:
+        ran.wait()
+        ran.clear()
+        for pause in pauses:
+            if ran.wait(pause):
+                break
+            give_idle_memory_back()
+
+
 give_memory_back()
+threading.Thread(target=watch, args=(_ran,), name="lnlab-give-back", daemon=True).start()
