@@ -1,7 +1,7 @@
 """The server gives memory back when it is idle (ui/server/server_memory.py).
 
-After a run, each pause without another one collects garbage and trims glibc's arenas once;
-a run starts the pauses over. What that returns is measured in bench/bench_server_memory.py
+After a run, a pause without another one collects garbage and trims glibc's arenas once; a
+run during the pause starts it again. What that returns is measured in bench/bench_server_memory.py
 (BENCHMARKS.md); here: that it happens, when it should, and that the app reports its runs.
 """
 
@@ -21,12 +21,12 @@ from ui.server import server_memory
 APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
-def _watched(monkeypatch, pauses: tuple[float, ...]) -> tuple[threading.Event, list[float]]:
-    """A watcher of our own over `pauses`, its give-backs recorded instead of done."""
+def _watched(monkeypatch, pause: float) -> tuple[threading.Event, list[float]]:
+    """A watcher of our own with this pause, its give-backs recorded instead of done."""
     calls: list[float] = []
     monkeypatch.setattr(server_memory, "give_idle_memory_back", lambda: calls.append(1.0))
     ran = threading.Event()
-    threading.Thread(target=server_memory.watch, args=(ran, pauses), daemon=True).start()
+    threading.Thread(target=server_memory.watch, args=(ran, pause), daemon=True).start()
     return ran, calls
 
 
@@ -36,21 +36,21 @@ def _wait_for(calls: list[float], count: int) -> None:
         time.sleep(0.01)
 
 
-def test_each_pause_after_a_run_gives_memory_back_once(monkeypatch) -> None:
-    ran, calls = _watched(monkeypatch, (0.05, 0.1))
+def test_a_pause_after_a_run_gives_memory_back_once(monkeypatch) -> None:
+    ran, calls = _watched(monkeypatch, 0.05)
     time.sleep(0.3)
     assert calls == []  # no run yet, nothing to give back
     ran.set()
-    _wait_for(calls, 2)
+    _wait_for(calls, 1)
     time.sleep(0.3)
-    assert len(calls) == 2  # one per pause, then it waits for the next run
+    assert len(calls) == 1  # then it waits for the next run
     ran.set()
-    _wait_for(calls, 4)
-    assert len(calls) == 4
+    _wait_for(calls, 2)
+    assert len(calls) == 2
 
 
 def test_runs_during_a_pause_postpone_the_give_back(monkeypatch) -> None:
-    ran, calls = _watched(monkeypatch, (1.0,))
+    ran, calls = _watched(monkeypatch, 1.0)
     for _ in range(30):  # a class at work: a run every 50 ms for 1.5 s
         ran.set()
         time.sleep(0.05)

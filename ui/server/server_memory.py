@@ -9,10 +9,9 @@ rarely shrink, and the server grows with every new visitor. Two arenas and a fix
 threshold make every large array a mapping of its own, unmapped when freed.
 
 What is smaller (the objects of a run, sessions that left, figures) is freed inside the arenas,
-where glibc keeps it. When no run has started for a while, a thread of this module collects
-garbage (Streamlit's own collection after each run is off, .streamlit/config.toml) and asks
-glibc to return the arenas' free pages (malloc_trim): once after a pause, and again once
-Streamlit has dropped the sessions that left (server.disconnectedSessionTTL, 2 minutes).
+where glibc keeps it. When no run has started for PAUSE_S seconds, a thread of this module
+collects garbage (Streamlit's own collection after each run is off, .streamlit/config.toml) and
+asks glibc to return the arenas' free pages (malloc_trim), once per pause.
 
 CEILING_MB is what a server may reach: the idle server, every cache full (CACHE_BUDGET_MB of
 results plus the shared figures) and the sessions a class keeps open, each with its arrays at
@@ -39,9 +38,9 @@ SESSIONS = 100  # sessions open (or just left: Streamlit keeps them 2 minutes) a
 SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
 CEILING_MB = IDLE_MB + CACHE_BUDGET_MB + FIGURES_MB + SESSIONS * SESSION_MB
 
-# Seconds without a run before each give-back: a class pausing, then Streamlit's 120 s for a
-# closed tab's session to be dropped (plus the first pause).
-PAUSES_S = (30.0, 120.0)
+# Seconds without a run before memory is given back: a class pausing. (A closed tab's session
+# is dropped only when another tab connects, which is a run, so one pause covers it.)
+PAUSE_S = 30.0
 _ran = threading.Event()
 
 
@@ -73,14 +72,13 @@ def note_run() -> None:
     _ran.set()
 
 
-def watch(ran: threading.Event, pauses: tuple[float, ...] = PAUSES_S) -> None:
-    """Forever: after a run, give memory back at each pause that passes without another."""
+def watch(ran: threading.Event, pause: float = PAUSE_S) -> None:
+    """Forever: once a run has been followed by `pause` seconds without another, give memory
+    back (a run during the pause starts it again)."""
     while True:
         ran.wait()
         ran.clear()
-        for pause in pauses:
-            if ran.wait(pause):
-                break
+        if not ran.wait(pause):
             give_idle_memory_back()
 
 
