@@ -15,8 +15,9 @@ result; a page that refuses its input counts as an error. The figures are
 - idle: the server's resident memory (RSS) after its first run;
 - peak: the kernel's high-water mark of RSS (VmHWM), so a peak between two readings counts;
 - steady: the median RSS read every 0.2 s while visitors come and go;
-- left: RSS when the last visitor has left, and after `--idle` seconds with nobody there
-  (Streamlit drops a closed tab's session after 2 minutes).
+- left: RSS when the last visitor has left, and every 30 s of the `--idle` seconds after
+  (the server gives memory back after a pause; a closed tab's session stays until another
+  tab connects).
 
 The ceiling is CEILING_MB (ui/server/server_memory.py). The exit status is 1 on an error or a
 peak above it. `--profile` instead visits each page once, alone, and reports how far it raised
@@ -94,7 +95,7 @@ async def sample(server: LocalServer, into: list[float], stop: asyncio.Event) ->
         await asyncio.sleep(SAMPLE_S)
 
 
-async def run(server: LocalServer, visitors: int, at_once: int, idle_s: float) -> dict:
+async def run(server: LocalServer, visitors: int, at_once: int, idle_s: int) -> dict:
     pages = lab_pages()
     errors = [e for e in [await visit(server.port, pages[0], "")] if e]
     idle = server.rss_mb()
@@ -116,7 +117,7 @@ async def run(server: LocalServer, visitors: int, at_once: int, idle_s: float) -
     seconds = time.monotonic() - started
     left = server.rss_mb()
     idle_readings = []
-    for waited in range(0, int(idle_s) + 1, 30):
+    for waited in range(0, idle_s + 1, 30):
         await asyncio.sleep(30 if waited else 0)
         idle_readings.append([waited, round(server.rss_mb(), 1)])
     return {
@@ -159,15 +160,16 @@ async def profile(server: LocalServer) -> dict:
 
 
 def report(raw: dict) -> None:
-    idle = ", ".join(f"{mb} MB after {s} s" for s, mb in raw["after_idle_mb"])
+    idle_s, idle_mb = raw["after_idle_mb"][-1]
     text = (
         f"`nice -n 10 python -m bench.bench_server_memory --visitors {raw['visitors']} "
-        f"--at-once {raw['at_once']}`: {raw['visitors']} visitors, {raw['at_once']} at a time, "
-        f"each opening all {len(raw['pages'])} pages at their largest input "
-        f"({raw['page_runs']} page runs, {raw['seconds']} s). Idle server {raw['idle_mb']} MB; "
-        f"peak (VmHWM) {raw['peak_mb']} MB against a ceiling of {raw['ceiling_mb']} MB; "
-        f"steady (median RSS while visiting) {raw['steady_mb']} MB; when the last visitor left "
-        f"{raw['left_mb']} MB; with nobody there: {idle}. Errors: {len(raw['errors'])}."
+        f"--at-once {raw['at_once']} --idle {idle_s}`: {raw['visitors']} visitors, "
+        f"{raw['at_once']} at a time, each opening all {len(raw['pages'])} pages at their "
+        f"largest input ({raw['page_runs']:,} page runs, {raw['seconds']} s). Idle server "
+        f"{raw['idle_mb']} MB; peak (VmHWM) {raw['peak_mb']} MB against a ceiling of "
+        f"{raw['ceiling_mb']} MB; steady (median RSS while visiting) {raw['steady_mb']} MB; "
+        f"{raw['left_mb']} MB when the last visitor left and {idle_mb} MB after {idle_s} s with "
+        f"nobody there. Errors: {len(raw['errors'])}."
     )
     rows = [
         ["idle server", raw["idle_mb"]],
@@ -186,18 +188,33 @@ def report(raw: dict) -> None:
     )
 
 
+def report_profile(raw: dict) -> None:
+    rows = [
+        [r["page"], r["link"], r["peak_above_mb"], r["left_above_mb"], r["error"] or ""]
+        for r in raw["pages"]
+    ]
+    write_result(
+        "server_memory_pages",
+        "5e. Server memory: each page alone at its largest input",
+        5.45,
+        "`nice -n 10 python -m bench.bench_server_memory --profile`: each page opened once, "
+        "alone, in a tab of its own from its link; how far its run raised the server's "
+        "high-water mark of RSS (VmHWM) above the RSS before it, and what it left resident.",
+        [table(["page", "link", "peak above (MB)", "left (MB)", "error"], rows)],
+        raw,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--visitors", type=int, default=100)
     parser.add_argument("--at-once", type=int, default=5, help="visitors at the same time")
-    parser.add_argument("--idle", type=float, default=150, help="seconds to wait after them")
+    parser.add_argument("--idle", type=int, default=180, help="seconds to wait after them")
     parser.add_argument("--profile", action="store_true", help="each page once, alone")
     options = parser.parse_args()
     with LocalServer() as server:
         if options.profile:
-            raw = asyncio.run(profile(server))
-            for row in raw["pages"]:
-                print(row)
+            report_profile(asyncio.run(profile(server)))
             return
         raw = asyncio.run(run(server, options.visitors, options.at_once, options.idle))
     print(raw)

@@ -32,7 +32,7 @@ _M_ARENA_MAX = -8
 _MMAP_THRESHOLD = 256 * 2**10
 _ARENAS = 2
 
-IDLE_MB = 250  # a started server after its first run (measured: about 165 MB)
+IDLE_MB = 250  # a started server after its first run (measured: about 193 MB)
 FIGURES_MB = 64  # ui/draw/figures: at most 64 shared figures, the largest about 1 MB of data
 SESSIONS = 100  # sessions open (or just left: Streamlit keeps them 2 minutes) at once
 SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
