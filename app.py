@@ -1,5 +1,6 @@
 """LayerNorm Lab: the entrypoint. Shared state and sidebar, the link, then the chosen page."""
 
+import base64
 from pathlib import Path
 
 import streamlit as st
@@ -13,9 +14,12 @@ from ui.lesson import guide
 from ui.live import follow, membership
 from ui.session import presenter, reconnect, share, sidebar, state
 
-# The icon is a file served by this server: a Material or emoji icon is fetched from a CDN.
+# The icon comes from this server: a Material or emoji icon is fetched from a CDN. A data URL
+# of its few hundred bytes: given as a file, Streamlit decodes it with PIL and stores it in its
+# media files again on every run.
 FAVICON = Path(__file__).parent / "assets" / "favicon.png"
-st.set_page_config(page_title="LayerNorm Lab", page_icon=str(FAVICON), layout="wide")
+ICON = "data:image/png;base64," + base64.b64encode(FAVICON.read_bytes()).decode("ascii")
+st.set_page_config(page_title="LayerNorm Lab", page_icon=ICON, layout="wide")
 
 # Page scripts sit one folder below pages/: Streamlit runs top-level pages/*.py on their own
 # (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,
@@ -53,8 +57,9 @@ presenter.skip_link()
 if "controls" not in hidden:
     sidebar.draw(page.url_path)
 share.show_link_problems()
-share.write_link()
-reconnect.keep_view(page)
+# The link is encoded once for both (encoding reads every key of the view).
+view = share.write_link()
+reconnect.keep_view(page, view)
 follow.bar(page.url_path)
 if page.url_path in hidden:
     guide.not_in_lesson(page, shown)

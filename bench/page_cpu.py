@@ -3,6 +3,7 @@ own floor measured in the same run.
 
     python -m bench.page_cpu --rounds 30                      # this checkout
     python -m bench.page_cpu --root /path/to/other/checkout   # e.g. an older commit
+    python -m bench.page_cpu --meter calls --rounds 2         # function calls, not CPU
 
 What is measured: the process CPU time (every thread: the script runner and AppTest's reading
 of its output) of one AppTest run, at the default inputs, after a first untimed round (imports
@@ -19,6 +20,11 @@ over rounds of the figure divided by the floor of the same round (the floor itse
 third between runs on a busy machine; a ratio within one round does not).
 Goals (issue 25): mean over pages at most 3x the floor, every page at most 5x, every
 interaction at most 2x.
+
+`--meter calls` counts the function calls (Python and C) of each run, in every thread, instead
+of its CPU time. CPU time is what costs, but on a shared machine it swings by a third between
+runs; the count changes by about 1% (AppTest's waiting loops), so a change of a few percent to
+the work of a rerun shows in it, and two checkouts compare in one run each.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import argparse
 import logging
 import statistics
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -54,9 +61,36 @@ def cpu_ms(run: Callable[[], AppTest]) -> float:
     return spent
 
 
-def measure(root: Path, rounds: int) -> dict[str, list[float]]:
-    """CPU ms of the floor ("floor"), of each page (its name) and of each interaction
-    ("page · label"), one value per round, over `rounds` rounds after one untimed round."""
+def thousand_calls(run: Callable[[], AppTest]) -> float:
+    """Thousands of function calls (Python and C) made in one run, in every thread."""
+    count = 0
+
+    def counted(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    threading.setprofile(counted)  # AppTest runs the script in a thread of its own
+    sys.setprofile(counted)
+    try:
+        at = run()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    if at.exception:
+        raise RuntimeError(f"the run raised: {at.exception[0].value}")
+    return count / 1e3
+
+
+METERS = {"cpu": (cpu_ms, "CPU ms"), "calls": (thousand_calls, "thousand calls")}
+
+
+def measure(
+    root: Path, rounds: int, meter: Callable[[Callable[[], AppTest]], float] = cpu_ms
+) -> dict[str, list[float]]:
+    """The `meter` (CPU ms by default) of the floor ("floor"), of each page (its name) and of
+    each interaction ("page · label"), one value per round, over `rounds` rounds after one
+    unmeasured round."""
     logging.disable(logging.WARNING)  # AppTest's bare-mode warnings
     sys.path.insert(0, str(root))  # the pages import that checkout's ui and ln_core
     pages = lab_pages((root / "app.py").read_text())
@@ -65,24 +99,24 @@ def measure(root: Path, rounds: int) -> dict[str, list[float]]:
     lab = AppTest.from_file(str(root / "app.py"), default_timeout=300).run()
     samples: dict[str, list[float]] = defaultdict(list)
     for round_number in range(rounds + 1):
-        taken: dict[str, float] = {FLOOR: cpu_ms(floor.run)}
+        taken: dict[str, float] = {FLOOR: meter(floor.run)}
         for page in pages:
             lab.switch_page(page.script)
-            taken[page.name] = cpu_ms(lab.run)
+            taken[page.name] = meter(lab.run)
             for interaction in (i for i in INTERACTIONS if i.page == page.name):
                 fragment = page_fragment(lab)
                 interaction.act(lab)
                 name = f"{page.name} · {interaction.label}"
-                taken[name] = cpu_ms(lambda fragment=fragment: fragment_rerun(lab, fragment))
+                taken[name] = meter(lambda fragment=fragment: fragment_rerun(lab, fragment))
         if round_number > 0:  # the first round warms imports and caches
             for name, value in taken.items():
                 samples[name].append(value)
     return dict(samples)
 
 
-def report(samples: dict[str, list[float]]) -> str:
-    """A Markdown table of every figure (median ms) and its ratio to the floor (median over
-    rounds of the ratio within a round), then the goals."""
+def report(samples: dict[str, list[float]], unit: str = "CPU ms") -> str:
+    """A Markdown table of every figure (median, in `unit`) and its ratio to the floor (median
+    over rounds of the ratio within a round), then the goals."""
     floors = samples[FLOOR]
     ms = {name: statistics.median(values) for name, values in samples.items()}
     ratio = {
@@ -91,7 +125,7 @@ def report(samples: dict[str, list[float]]) -> str:
     }
     pages = [name for name in samples if name != FLOOR and " · " not in name]
     clicks = [name for name in samples if " · " in name]
-    lines = ["| rerun | CPU ms | x floor |", "| --- | ---: | ---: |"]
+    lines = [f"| rerun | {unit} | x floor |", "| --- | ---: | ---: |"]
     lines.append(f"| floor (bare app, full rerun) | {ms[FLOOR]:.1f} | 1.0 |")
     lines += [f"| {k} (full rerun) | {ms[k]:.1f} | {ratio[k]:.1f} |" for k in pages]
     mean_ms, mean_ratio = (statistics.mean(d[k] for k in pages) for d in (ms, ratio))
@@ -112,8 +146,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--meter", choices=list(METERS), default="cpu")
     args = parser.parse_args()
-    print(report(measure(args.root.resolve(), args.rounds)))
+    meter, unit = METERS[args.meter]
+    print(report(measure(args.root.resolve(), args.rounds, meter), unit))
 
 
 if __name__ == "__main__":

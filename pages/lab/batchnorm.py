@@ -1,10 +1,10 @@
 """LayerNorm vs BatchNorm vs RMSNorm: the same graph with another axis, or without the mean."""
 
-import pandas as pd
 import streamlit as st
 
 from teaching.verdicts import resolving_inputs, rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
+from ui.draw.tables import columns_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.export.notebook import View
@@ -41,6 +41,9 @@ caps.enforce("batchnorm")
 def normalized() -> None:
     """The Normalize choice reruns only this part: the check below does not depend on it."""
     norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
+    # The chosen normalization is part of the link. Written first, so the notebooks' link below
+    # reuses it: the radio changes the state only through its callback, before this run.
+    view = share.write_link()
 
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
@@ -63,9 +66,9 @@ def normalized() -> None:
         if norm == "rms":
             cache, grads = compute.rms(batch)
             st.caption("Mean square per vector (no mean is subtracted)")
-            stats = pd.DataFrame(
+            stats = columns_table(
                 {"mean square": cache.mean_sq.reshape(-1)},
-                index=[f"vector {i}" for i in range(cache.mean_sq.size)],
+                tuple(f"vector {i}" for i in range(cache.mean_sq.size)),
             )
             st.dataframe(stats, width="stretch")
         else:
@@ -73,9 +76,9 @@ def normalized() -> None:
             cache, grads = compute.forward_backward(batch, axis)
             per = "feature" if norm == "batch" else "vector"
             st.caption(f"Statistics per {per}")
-            stats = pd.DataFrame(
+            stats = columns_table(
                 {"mean": cache.sample_mean.reshape(-1), "variance": cache.sample_var.reshape(-1)},
-                index=[f"{per} {i}" for i in range(cache.sample_mean.size)],
+                tuple(f"{per} {i}" for i in range(cache.sample_mean.size)),
             )
             st.dataframe(stats, width="stretch")
         left, right = st.columns(2)
@@ -95,8 +98,7 @@ def normalized() -> None:
         )
         with st.expander("Take this view to Jupyter", icon=":material/download:"):
             # The notebooks show the normalization chosen above, on the same rows.
-            notebook_downloads(View(batch, s["preset"], share.current_link(), norm))
-    share.write_link()  # the chosen normalization is part of the link
+            notebook_downloads(View(batch, s["preset"], share.current_link(view=view), norm))
 
 
 normalized()

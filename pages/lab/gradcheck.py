@@ -7,7 +7,7 @@ from ln_core.bugs import CAUGHT, Bug
 from teaching.verdicts import RULE, caught, check_headline, gradient_verdict, resolving_inputs
 from ui.draw.figures import error_vs_step
 from ui.draw.matrix_view import draw_matrix
-from ui.draw.tables import CHECK_COLUMNS, bug_frame, check_frame
+from ui.draw.tables import CHECK_COLUMNS, bug_table, check_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.lesson.glossary import glossary_expander
@@ -52,10 +52,10 @@ with stops_on_error():
     tabs = st.tabs(list(check.tensors))
     for tab, tensor in zip(tabs, check.tensors, strict=True):
         with tab:
-            frame = check_frame(
+            table = check_table(
                 getattr(check.analytic, tensor), getattr(check.numerical, tensor), check.dtype
             )
-            st.dataframe(frame, width="stretch", height=400, column_config=CHECK_COLUMNS)
+            st.dataframe(table, width="stretch", height=400, column_config=CHECK_COLUMNS)
 
 
 def step_sweep(index: tuple[int, ...]) -> None:
@@ -115,7 +115,7 @@ def break_the_backward(index: tuple[int, ...]) -> None:
         if result.outcome != CAUGHT:
             st.warning(bug.caveat or "This bug hides at these inputs.")
         st.caption("The buggy dx beside the true one and central differences, on this vector:")
-        st.dataframe(bug_frame(result), width="stretch")
+        st.dataframe(bug_table(result), width="stretch")
         st.caption("The same bug at other values of eps, on the same vector and by the same rule:")
         rows = {
             f"eps = {eps:g}": compute.bug_check(vector.with_eps(eps), bug.value)

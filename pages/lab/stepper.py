@@ -6,6 +6,7 @@ then how it was computed and its numerical check; the last step ends with dx, dg
 
 import streamlit as st
 
+import ln_core
 from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from teaching.quiz import STEP_QUESTIONS, Vector
@@ -35,8 +36,10 @@ introduction = st.container() if not s["presenter"] else None
 @st.fragment
 def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
-    # A rerun of this fragment alone skips app.py, which writes the link on full runs.
-    share.write_link()
+    # A rerun of this fragment alone skips app.py, which writes the link on full runs. The
+    # widgets below change the state only through callbacks, which run before this: the view
+    # stays the same through the run, for the notebooks' link too.
+    view = share.write_link()
     current = step_nav.navigation()
     presenter.keyboard()
     # An error ends this step only: the guide at the foot of the page stays.
@@ -91,22 +94,26 @@ def stepper() -> None:
                     step_view.node_value(current, cache, index)
         with after:
             if revealed:
-                revealed_checks(current, inputs, index)
+                revealed_checks(current, inputs, cache, grads, index)
             with st.expander("Take this view to Jupyter", icon=":material/download:"):
-                notebook_downloads(View(inputs, s["preset"], share.current_link()))
+                notebook_downloads(View(inputs, s["preset"], share.current_link(view=view)))
 
 
-def revealed_checks(current: Step, inputs: Inputs, index: tuple[int, ...]) -> None:
+def revealed_checks(
+    current: Step,
+    inputs: Inputs,
+    cache: ln_core.Cache,
+    grads: ln_core.StagedGrads,
+    index: tuple[int, ...],
+) -> None:
     """After the step's value: its numerical check, and on the last step why Σ dx = 0 and the
-    whole result beside the closed form."""
-    cache, grads = compute.forward_backward(inputs)
+    whole result beside the closed form (`cache`, `grads`: the pass of `inputs`, as computed
+    above; a second cache read would copy them again)."""
     hint = resolving_inputs(cache, inputs.dout)
     if current.backward:
         # In presenter mode the check folds away: one idea per screen, the node first.
         checks = {node: compute.node_check(inputs, node) for node in current.checked}
-        step_view.numerical_check(
-            current, checks, inputs.dtype, hint, index, folded=s["presenter"]
-        )
+        step_view.numerical_check(current, checks, inputs.dtype, hint, index, folded=s["presenter"])
     if current.number == N_STEPS:
         jacobian_shown = "jacobian" not in s["hidden"]
         step_view.why_dx_sums_to_zero(

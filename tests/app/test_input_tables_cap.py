@@ -7,7 +7,8 @@ def test_tables_past_the_cap_are_replaced_by_a_note(lab):
     lab.set_sidebar("d", 256).open("Inputs")
     lab.assert_clean()
     editors = [e.key for e in lab.at.data_editor]
-    assert not any(key.startswith(("editor_x_", "editor_dout_")) for key in editors), editors
+    hidden = ("editor_x_", "editor_dout_", "phone_editor_x_", "phone_editor_dout_")
+    assert not any(key.startswith(hidden) for key in editors), editors
     notes = [i.value for i in lab.at.main.info]
     assert any("table of x" in n and "D up to 128" in n and "D = 256" in n for n in notes), notes
     buttons = lab.at.main.get("download_button")

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 from bench.fragment_rerun import fragment_rerun, page_fragment  # noqa: E402
 from bench.interactions import INTERACTIONS  # noqa: E402
 from bench.lab_pages import lab_pages  # noqa: E402
-from bench.page_cpu import FLOOR, FLOOR_APP, report  # noqa: E402
+from bench.page_cpu import FLOOR, FLOOR_APP, report, thousand_calls  # noqa: E402
 
 PAGES = {page.name: page for page in lab_pages()}
 
@@ -68,3 +68,23 @@ def test_the_report_divides_each_round_by_that_rounds_floor():
     assert "| mean over pages | 9.0 | 4.5 |" in text
     assert "| audit · a click (fragment) | 5.0 | 2.5 |" in text
     assert "slowest page 6.0x" in text and "slowest interaction 2.5x" in text
+
+
+def test_the_call_count_sees_the_script_threads_work_and_repeats():
+    logging.disable(logging.WARNING)
+    floor = AppTest.from_file(str(FLOOR_APP), default_timeout=60)
+    floor.session_state["floor_pages"] = len(PAGES)
+    floor.run()
+    lab = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    counts = [thousand_calls(floor.run) for _ in range(2)]
+    page = thousand_calls(lab.run)
+    assert abs(counts[0] - counts[1]) <= 0.05 * counts[0], counts
+    # The lab's Overview draws far more than one line of markdown: counted in the script's
+    # own thread, not only AppTest's.
+    assert page > 2 * counts[0], (page, counts)
+
+
+def test_the_report_names_its_unit():
+    text = report({FLOOR: [10.0], "home": [40.0], "home · a click": [20.0]}, "thousand calls")
+    assert "| rerun | thousand calls | x floor |" in text
+    assert "| home (full rerun) | 40.0 | 4.0 |" in text

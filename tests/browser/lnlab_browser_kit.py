@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 # One list of pages (read from app.py), one free port, one set of Chromium flags for the
@@ -82,6 +82,15 @@ _SETTLED = """
 EXCEPTION = '[data-testid="stException"]'
 ERROR = '[data-testid="stAlert"] [data-testid="stAlertContentError"]'
 NOT_FOUND = "Page not found"
+
+
+def new_tab(browser: Browser, viewport: dict[str, int]) -> Page:
+    """A page in a new browser context (so a new Streamlit session) of this window size, with
+    the run counter and a 30 s default timeout; closing its context is the caller's."""
+    context = browser.new_context(viewport=viewport)
+    context.add_init_script(INIT_SCRIPT)
+    context.set_default_timeout(30_000)
+    return context.new_page()
 
 
 def wait_for_script(page: Page, quiet_ms: int = QUIET_MS) -> None:
@@ -223,45 +232,62 @@ def grid_value(frame: Locator, row: int, col: int) -> str:
     return grid_cell(frame, row, col).text_content(timeout=10_000) or ""
 
 
-def grid_cell_center(frame: Locator, row: int, col: int) -> tuple[float, float]:
+def grid_cell_center(
+    frame: Locator, row: int, col: int, last_column: bool = False
+) -> tuple[float, float]:
     """Where a data cell sits on screen: glide draws on a canvas, so this is geometry.
 
     Glide's header is about 37 px and its rows 35 px; a stretched editor shares its width
-    equally among the data columns after the index column ("row 0": about 51 px). The
-    accessible copy of the grid has no geometry, so edit_cell checks that the cell editor it
-    opened holds the value of the cell it meant.
+    equally among the data columns after the index column ("row 0": about 51 px). A table
+    whose last column is the wide one (the phone's tables) says `last_column`: its cells are
+    found 50 px left of the table's right edge. The accessible copy of the grid has no
+    geometry, so edit_cell checks that the cell editor it opened holds the value of the cell it
+    meant.
     """
     frame.scroll_into_view_if_needed()
     box = grid_canvas(frame).bounding_box()
     assert box is not None, "the data editor's canvas is not on screen"
+    y = box["y"] + 37 + 35 * (row + 0.5)
+    if last_column:
+        return box["x"] + box["width"] - 50, y
     n_cols = frame.locator('th[role="columnheader"]').count()  # index column included
     index_width = 51.0
     width = (box["width"] - index_width) / max(n_cols - 1, 1)
     x = box["x"] + index_width + width * (col + 0.5)
-    y = box["y"] + 37 + 35 * (row + 0.5)
     return x, y
 
 
-def edit_cell(page: Page, frame: Locator, row: int, col: int, text: str) -> None:
-    """Type `text` into a data-editor cell as a user does: double-click, type, Enter."""
-    x, y = grid_cell_center(frame, row, col)
+def open_cell_editor(
+    page: Page, frame: Locator, row: int, col: int, last_column: bool = False
+) -> Locator:
+    """Double-click a data-editor cell as a user does; the cell editor it opened, checked to
+    hold that cell's value (`last_column`: see grid_cell_center)."""
+    x, y = grid_cell_center(frame, row, col, last_column)
     shown = grid_value(frame, row, col)
-    editor = page.locator("input.gdg-input, textarea.gdg-input")
+    editor = page.locator("input.gdg-input, textarea.gdg-input").first
     for _ in range(3):  # a double-click landing during a redraw does not open the editor
         page.mouse.dblclick(x, y)
         try:
-            editor.first.wait_for(state="visible", timeout=3_000)
+            editor.wait_for(state="visible", timeout=3_000)
             break
         except Exception:
             page.keyboard.press("Escape")
             wait_for_script(page)
     else:
         raise AssertionError(f"double-clicking cell ({row}, {col}) opened no cell editor")
-    opened = editor.first.input_value()
+    opened = editor.input_value()
     assert opened == shown, f"opened the cell holding {opened!r}, not ({row}, {col}) = {shown!r}"
+    return editor
+
+
+def edit_cell(
+    page: Page, frame: Locator, row: int, col: int, text: str, last_column: bool = False
+) -> None:
+    """Type `text` into a data-editor cell as a user does: double-click, type, Enter."""
+    editor = open_cell_editor(page, frame, row, col, last_column)
 
     def commit() -> None:
-        editor.first.fill(text)
+        editor.fill(text)
         page.keyboard.press("Enter")
 
     rerun_after(page, commit, quiet_ms=CHAIN_QUIET_MS)

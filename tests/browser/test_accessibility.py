@@ -1,9 +1,9 @@
 """axe-core, the accessibility engine of the browsers' dev tools, on every page (issue 21).
 
 No serious or critical violation on any page at 1440 x 900, on the presenter Stepper at
-1024 x 768 and on the phone Stepper at 390 x 844. axe-core comes from npm at a pinned version
-(tests/browser/install_axe.sh, run by test.sh); without it the tests skip, or fail when
-LNLAB_REQUIRE_BROWSER=1 (CI).
+1024 x 768 and on the phone Stepper, Inputs and audit at 390 x 844. axe-core comes from npm at
+a pinned version (tests/browser/install_axe.sh, run by test.sh); without it the tests skip, or
+fail when LNLAB_REQUIRE_BROWSER=1 (CI).
 """
 
 from __future__ import annotations
@@ -71,8 +71,11 @@ def test_no_serious_violation_on_any_page_at_a_desk(browser, server, axe_source,
         ("stepper?presenter=1&quiz=1&step=13", {"width": 1024, "height": 768}, "1024x768_quiz"),
         ("stepper", {"width": 390, "height": 844}, "390x844_stepper"),
         ("stepper?step=20", {"width": 390, "height": 844}, "390x844_stepper_20"),
+        # The phone's own tables (one row per entry, the audit's three columns).
+        ("inputs?upstream=loss", {"width": 390, "height": 844}, "390x844_inputs"),
+        ("audit", {"width": 390, "height": 844}, "390x844_audit"),
     ],
-    ids=["projector", "projector-quiz", "phone", "phone-last-step"],
+    ids=["projector", "projector-quiz", "phone", "phone-last-step", "phone-inputs", "phone-audit"],
 )
 def test_no_serious_violation_on_the_projector_and_the_phone(
     browser, server, axe_source, query, size, name

@@ -35,13 +35,9 @@ _CONTRAST_JS = """
 @pytest.fixture
 def tab(browser, server, request) -> Iterator[object]:
     """A fresh session in a window of the size the test names (default: the projector)."""
-    size = getattr(request, "param", PROJECTOR)
-    context = browser.new_context(viewport=size)
-    context.add_init_script(kit.INIT_SCRIPT)
-    context.set_default_timeout(30_000)
-    page = context.new_page()
+    page = kit.new_tab(browser, getattr(request, "param", PROJECTOR))
     yield page
-    context.close()
+    page.context.close()
 
 
 def _box(locator) -> dict:

@@ -67,6 +67,13 @@ def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
     )
 
 
+# The summary's 79 rows of text through pandas and Arrow took a tenth of the page's CPU on every
+# rerun: the table is kept per list of results, as _numbers_table keeps an entry's.
+@functools.lru_cache(maxsize=16)
+def _summary_table(results: tuple[AuditResult, ...]) -> pa.Table:
+    return pa.Table.from_pandas(summary_frame(list(results)), preserve_index=False)
+
+
 def _notation(document: Document) -> None:
     with st.expander("Notation: this document next to the lab", icon=":material/translate:"):
         rows = "\n".join(f"| ${s.document}$ | {plain(s.lab)} |" for s in document.notation)
@@ -133,25 +140,65 @@ def _entry(result: AuditResult, opened: bool) -> None:
             st.info(plain(result.note), icon=":material/school:")
 
 
+# On a phone the summary's five columns would run off the screen: a second table, shown there
+# instead (the page's style, ui.session.presenter, shows one of the two), keeps the verdict, the
+# formula (wrapped) and its error; the rest is in the formula's explanation a row opens.
+PHONE_COLUMNS = ("verdict", "formula", "error on your inputs")
+# Streamlit wraps a cell's text only in rows taller than 4rem (64 px); four lines hold the
+# longest formula's name. Six rows in view, fewer if fewer are kept (a header is ~37 px).
+PHONE_ROW_HEIGHT = 84
+PHONE_ROWS_SHOWN = 6
+# What a 390 px screen leaves the formula beside the selection box, the verdict and the error.
+PHONE_FORMULA_WIDTH = 180
+SUMMARY_CSS = """
+.st-key-audit_pick_phone { display: none; }
+@media (max-width: 640px) {
+  .st-key-audit_pick { display: none; }
+  .st-key-audit_pick_phone { display: flex; }
+}
+"""
+
+
+# Both tables: a row is selected to open its explanation.
+_PICKER = {
+    "width": "stretch",
+    "hide_index": True,
+    "on_select": "rerun",
+    "selection_mode": "single-row",
+}
+
+
 def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     """The count of every verdict and the table of the formulas the filter keeps; returns the
     formula whose row was selected (its explanation opens below), or None."""
     st.header(counts(results))
     shown = kept(results, verdict)
     st.caption("Select a row to open that formula's explanation below.")
-    event = st.dataframe(
-        summary_frame(shown),
-        width="stretch",
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
+    # Converted once for both tables.
+    table = _summary_table(tuple(shown))
+    wide = st.dataframe(
+        table,
         key="audit_pick",
+        **_PICKER,
         column_config={
             "verdict": st.column_config.TextColumn(width="small", pinned=True),
             "formula": st.column_config.TextColumn(width="medium"),
         },
     )
-    rows = event.selection.rows if event is not None else []
+    phone = st.dataframe(
+        table,
+        key="audit_pick_phone",
+        **_PICKER,
+        column_order=PHONE_COLUMNS,
+        row_height=PHONE_ROW_HEIGHT,
+        height=40 + PHONE_ROW_HEIGHT * min(max(len(shown), 1), PHONE_ROWS_SHOWN),
+        column_config={
+            "verdict": st.column_config.TextColumn(width=64),
+            "formula": st.column_config.TextColumn(width=PHONE_FORMULA_WIDTH),
+            "error on your inputs": st.column_config.TextColumn("error", width=64),
+        },
+    )
+    rows = [row for event in (wide, phone) if event is not None for row in event.selection.rows]
     return shown[rows[0]] if rows and rows[0] < len(shown) else None
 
 

@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import ln_core
@@ -49,14 +50,72 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_columns(column, rows.shape[1]), index=index)
 
 
+# Streamlit sends a table as Arrow, and converting a small DataFrame to Arrow costs more than
+# drawing it (0.4 ms for one row of 8), on every rerun. Tables of up to this many numbers are
+# converted once per content and kept; Arrow's own conversion (pa.Table.from_pandas, index
+# included) is what Streamlit does, so the table sent is the same. Larger ones are converted
+# each time: keeping them would hold megabytes per entry.
+KEPT_ENTRIES = 4096
+
+
+def vectors_table(array: np.ndarray, column: str = "") -> pa.Table | pd.DataFrame:
+    """vectors_frame(array, column), ready for st.dataframe (as Arrow when it is small)."""
+    array = np.asarray(array)
+    if array.size > KEPT_ENTRIES:
+        return vectors_frame(array, column)
+    return _vectors_table(array.tobytes(), array.shape, array.dtype.str, column)
+
+
+@functools.lru_cache(maxsize=128)
+def _vectors_table(data: bytes, shape: tuple[int, ...], dtype: str, column: str) -> pa.Table:
+    array = np.frombuffer(data, dtype=dtype).reshape(shape)
+    return pa.Table.from_pandas(vectors_frame(array, column))
+
+
+def _content(arrays: dict[str, np.ndarray]) -> tuple[tuple[str, bytes, str], ...]:
+    """Named arrays, flattened, as a cache key: each name with its bytes and dtype."""
+    flat = {name: np.ravel(values) for name, values in arrays.items()}
+    return tuple((name, a.tobytes(), a.dtype.str) for name, a in flat.items())
+
+
+def _arrays(content: tuple[tuple[str, bytes, str], ...]) -> dict[str, np.ndarray]:
+    return {name: np.frombuffer(data, dtype=dtype) for name, data, dtype in content}
+
+
+def columns_table(columns: dict[str, np.ndarray], index: tuple[str, ...]) -> pa.Table:
+    """A table of named 1-D columns with these row labels, as Arrow, converted once per content
+    (as vectors_table; its callers show one number per vector or feature, a few thousand at
+    most, so every table is kept)."""
+    return _columns_table(_content(columns), index)
+
+
+@functools.lru_cache(maxsize=128)
+def _columns_table(content: tuple[tuple[str, bytes, str], ...], index: tuple[str, ...]) -> pa.Table:
+    return pa.Table.from_pandas(pd.DataFrame(_arrays(content), index=list(index)))
+
+
+def rows_table(rows: dict[str, np.ndarray]) -> pa.Table:
+    """One row per named array (its entries as columns 0, 1, ...), as Arrow, converted once per
+    content (as columns_table; its callers show one vector per row)."""
+    return _rows_table(_content(rows))
+
+
+@functools.lru_cache(maxsize=128)
+def _rows_table(content: tuple[tuple[str, bytes, str], ...]) -> pa.Table:
+    return pa.Table.from_pandas(pd.DataFrame(_arrays(content)).T)
+
+
 # Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
 # every digit (hover a cell, or copy the table).
 DISPLAY_FORMAT = "%.4g"
 
 
-def numbers_table(frame: pd.DataFrame, **kwargs) -> None:
+def numbers_table(frame: pd.DataFrame | pa.Table, **kwargs) -> None:
     """st.dataframe with every number column rounded for display, never cut mid-number."""
-    numeric = frame.select_dtypes("number").columns
+    if isinstance(frame, pa.Table):
+        numeric = [f.name for f in frame.schema if pa.types.is_floating(f.type)]
+    else:
+        numeric = frame.select_dtypes("number").columns
     formats = {str(c): st.column_config.NumberColumn(format=DISPLAY_FORMAT) for c in numeric}
     st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
 
@@ -77,6 +136,23 @@ def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
 
 # A band is drawn as a coloured label: green tiny, amber small, red large.
 BAND_COLOURS = {"tiny": "#2b8a3e", "small": "#e67700", "large": "#c92a2a"}
+
+
+def check_table(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pa.Table:
+    """check_frame as Arrow, converted once per content (see KEPT_ENTRIES): the gradient
+    check's arrays are at most one group of its cap, 4,096 numbers."""
+    analytic, numerical = np.asarray(analytic), np.asarray(numerical)
+    return _check_table(
+        analytic.tobytes(), numerical.tobytes(), analytic.shape, analytic.dtype.str, str(dtype)
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _check_table(
+    analytic: bytes, numerical: bytes, shape: tuple[int, ...], stored: str, dtype: str
+) -> pa.Table:
+    values = [np.frombuffer(b, dtype=stored).reshape(shape) for b in (analytic, numerical)]
+    return pa.Table.from_pandas(check_frame(*values, np.dtype(dtype)))
 
 
 def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
@@ -107,10 +183,10 @@ CHECK_COLUMNS = {
 }
 
 
-def bug_frame(result: ln_core.BugCheck) -> pd.DataFrame:
+def bug_table(result: ln_core.BugCheck) -> pa.Table:
     """One row per entry of one vector: the true dx, the buggy dx, central differences, and
     the buggy dx's gap to the numerical one beside the bound the check judges it against."""
-    return pd.DataFrame(
+    return columns_table(
         {
             "true dx": np.ravel(result.true_dx),
             "buggy dx": np.ravel(result.dx),
@@ -118,5 +194,5 @@ def bug_frame(result: ln_core.BugCheck) -> pd.DataFrame:
             "|buggy - numerical|": np.ravel(result.gaps),
             "round-off bound": np.ravel(result.bound),
         },
-        index=_entry_labels(np.shape(result.dx)),
+        tuple(_entry_labels(np.shape(result.dx))),
     )

@@ -122,7 +122,8 @@ STOPS = {stop.url_path: stop for stop in PATH}
 
 def visible_path() -> list[Stop]:
     """The path without the pages a link hid."""
-    return [stop for stop in PATH if stop.url_path not in st.session_state["hidden"]]
+    hidden = st.session_state["hidden"]
+    return [stop for stop in PATH if stop.url_path not in hidden]
 
 
 def _check(url_path: str) -> None:

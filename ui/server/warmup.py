@@ -56,7 +56,8 @@ def _rehearse() -> None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1", id="warm")])
     nbformat.validate(notebook)
     nbformat.writes(notebook)
-    # The favicon is an image file Streamlit reads with PIL; the class link's QR code is segno's.
+    # Streamlit imports PIL for the page icon (even given as a data URL); the class link's QR
+    # code is segno's.
     Image.init()
     segno.make("warm").svg_inline()
 

@@ -60,9 +60,14 @@ def lan_address() -> str | None:
 
 def current() -> Address:
     """The class's address for this server and this browser."""
+    browser_url = st.context.url or ""
+    # The network probe (a socket, on every run that shows a link) only matters when the
+    # browser used this computer's own address; a student's browser never does.
+    host = urlsplit(browser_url).hostname
+    lan = lan_address() if not host or host in LOOPBACK else None
     return class_address(
-        st.context.url or "",
+        browser_url,
         str(st.get_option("server.address") or ""),
         int(st.get_option("server.port")),
-        lan_address(),
+        lan,
     )

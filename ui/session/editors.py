@@ -4,24 +4,32 @@ The tables hold text, not numbers: a browser's number cell rewrites what a stude
 (`1e-3` became -13), while text reaches the server as typed and ui.entry.numbers reads it exactly
 or refuses it. Only the cells the student edited are read, so every other entry keeps its
 exact value whatever the table shows.
+
+Each array has two tables, of which the page's style shows one: a row per vector above 640 px,
+and on a phone a row per entry (vector, feature, number), whose three columns fit a 390 px screen
+with every digit. Both read their edits through the same checks into the same array.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.draw.tables import vectors_frame
+from ui.draw.tables import row_labels
 from ui.entry.errors import listed, literal
 from ui.entry.numbers import format_number, parse_number
 from ui.server import caps
 
 EDIT_FIELDS = ("edited_rows", "added_rows", "deleted_rows")
 UNREADABLE = object()
+# The phone's table: the vector is its index, then the feature (not editable) and the number.
+PHONE_COLUMNS = ("feature", "value")
+PHONE_EDITABLE = ("value",)
 
 
 @dataclass(frozen=True)
@@ -52,34 +60,84 @@ def array_editor(
     if too_large is not None:
         st.info(too_large)
         return
-    numbers = vectors_frame(array)
-    # Formatted row by row: DataFrame.map calls back into pandas for every cell, which cost
-    # twice as much on every rerun of the Inputs page.
-    frame = pd.DataFrame(
-        [[format_number(v) for v in row] for row in numbers.to_numpy()],
-        index=numbers.index,
-        columns=numbers.columns,
-    )
-    if index is not None:
-        frame.index = index
+    frame, phone = _frames(array, index)
     key = f"editor_{name}_{st.session_state['editor_version']}"
-    edits = _edits(key)
-    try:
-        new = applied(array, edited_cells(edits, frame), name, frame)
+    phone_key = f"phone_{key}"
+    tables = ((key, frame, None), (phone_key, phone, PHONE_EDITABLE))
+    problems = []
+    for own, shown, editable in tables:
+        edits = _edits(own)
+        try:
+            new = applied(
+                array, table_cells(edits, shown, editable, len(frame.columns)), name, frame
+            )
+        except ValueError as err:
+            problems.append(str(err))
+            new = array
         if not np.array_equal(new, array):
+            # The other table's edits are in the array already; kept, they would be read again
+            # over this one's.
+            for other, _, _ in tables:
+                if other != own:
+                    st.session_state.pop(other, None)
             store(new)
             st.rerun()
-        problem = None
-    except ValueError as err:
-        problem = str(err)
-    if edits is not None and edit_problem(edits, frame) is not None:
-        # Streamlit would fail on this message itself: the editor starts again from the array.
-        del st.session_state[key]
+        if edits is not None and edit_problem(edits, shown, editable) is not None:
+            # Streamlit would fail on this message itself: the editor starts again from the array.
+            del st.session_state[own]
     # Narrow columns keep a row of D numbers in view; a cell's editor shows all its digits.
     narrow = {column: st.column_config.TextColumn(width="small") for column in frame.columns}
     st.data_editor(frame, key=key, width="stretch", column_config=narrow)
-    if problem is not None:
+    st.data_editor(phone, key=phone_key, width="stretch", column_config=_PHONE_CONFIG)
+    for problem in problems:
         st.error(problem, icon=":material/error:")
+
+
+_PHONE_CONFIG = {
+    "feature": st.column_config.TextColumn(width="small", disabled=True),
+    "value": st.column_config.TextColumn(width="medium"),
+}
+
+
+def _frames(array: np.ndarray, index: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`array` as text in its two tables: one row per vector (or per name of `index`) with one
+    column per feature, and the phone's, one row per entry: the vector's label as the index,
+    then the feature and the number, vector after vector."""
+    rows = np.asarray(array, dtype=np.float64).reshape(-1, array.shape[-1]).tolist()
+    # Formatted row by row: DataFrame.map calls back into pandas for every cell, which cost
+    # twice as much on every rerun of the Inputs page.
+    texts = [[format_number(v) for v in row] for row in rows]
+    vectors = tuple(row_labels(array.shape) if index is None else index)
+    labels = _labels(vectors, array.shape[-1])
+    wide = pd.DataFrame(texts, index=labels.vectors, columns=labels.features)
+    phone = pd.DataFrame(
+        {"feature": labels.entry_features, "value": [text for row in texts for text in row]},
+        index=labels.entry_vectors,
+    )
+    return wide, phone
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """The two tables' labels: the wide one's rows and columns, the phone's rows and features."""
+
+    vectors: pd.Index
+    features: pd.Index
+    entry_vectors: pd.Index
+    entry_features: tuple[str, ...]
+
+
+# Built once per shape: pandas turns a list of strings into an Arrow string array, which cost
+# more than the rest of building a small table (as in ui.draw.tables).
+@functools.lru_cache(maxsize=64)
+def _labels(vectors: tuple[str, ...], d: int) -> _Labels:
+    features = [str(j) for j in range(d)]
+    return _Labels(
+        pd.Index(vectors),
+        pd.Index(features),
+        pd.Index([v for v in vectors for _ in features]),
+        tuple(features) * len(vectors),
+    )
 
 
 def _edits(key: str) -> object:
@@ -95,8 +153,13 @@ def _edits(key: str) -> object:
         return UNREADABLE
 
 
-def edit_problem(edits: object, frame: pd.DataFrame) -> str | None:
-    """Why a data editor's message cannot come from this table, or None if it can."""
+def edit_problem(
+    edits: object, frame: pd.DataFrame, editable: Sequence[str] | None = None
+) -> str | None:
+    """Why a data editor's message cannot come from this table, or None if it can.
+
+    editable: the columns a cell may be edited in (None: every column).
+    """
     if not isinstance(edits, Mapping) or not set(edits) <= set(EDIT_FIELDS):
         return "The table received an edit it does not understand; nothing was changed."
     if edits.get("added_rows") or edits.get("deleted_rows"):
@@ -108,6 +171,7 @@ def edit_problem(edits: object, frame: pd.DataFrame) -> str | None:
     rows = edits.get("edited_rows") or {}
     if not isinstance(rows, Mapping):
         return "The table received an edit it does not understand; nothing was changed."
+    columns = [str(c) for c in frame.columns]
     problems = []
     for row, changes in rows.items():
         if _position(row, len(frame)) is None:
@@ -115,24 +179,31 @@ def edit_problem(edits: object, frame: pd.DataFrame) -> str | None:
         elif not isinstance(changes, Mapping):
             problems.append(f"row {literal(row)} holds no cells")
         else:
-            columns = [str(c) for c in frame.columns]
-            problems += [
-                f"column {literal(c)} does not exist" for c in changes if str(c) not in columns
-            ]
-    if problems:
-        return (
-            "The table received edits for cells it does not have, so nothing was changed "
-            f"(it has {len(frame)} rows and columns 0 to {len(frame.columns) - 1}):\n\n"
-            + listed(problems)
-        )
-    return None
+            for column in map(str, changes):
+                if column not in columns:
+                    problems.append(f"column {literal(column)} does not exist")
+                elif editable is not None and column not in editable:
+                    problems.append(f"column {literal(column)} cannot be edited")
+    if not problems:
+        return None
+    cells = (
+        f"and columns 0 to {len(columns) - 1}"
+        if editable is None
+        else "and only its column " + " and ".join(map(literal, editable)) + " can be edited"
+    )
+    return (
+        "The table received edits for cells it does not have, so nothing was changed "
+        f"(it has {len(frame)} rows {cells}):\n\n" + listed(problems)
+    )
 
 
-def edited_cells(edits: object, frame: pd.DataFrame) -> list[Cell]:
+def edited_cells(
+    edits: object, frame: pd.DataFrame, editable: Sequence[str] | None = None
+) -> list[Cell]:
     """The cells a data editor's message changes. Raises ValueError if it is malformed."""
     if edits is None:
         return []
-    problem = edit_problem(edits, frame)
+    problem = edit_problem(edits, frame, editable)
     if problem is not None:
         raise ValueError(problem)
     columns = [str(c) for c in frame.columns]
@@ -141,6 +212,20 @@ def edited_cells(edits: object, frame: pd.DataFrame) -> list[Cell]:
         for row, changes in (edits.get("edited_rows") or {}).items()
         for column, typed in changes.items()
     ]
+
+
+def table_cells(
+    edits: object, shown: pd.DataFrame, editable: Sequence[str] | None, d: int
+) -> list[Cell]:
+    """The cells of the row-per-vector table of D columns that an edit of `shown` changes.
+
+    shown: that table (editable None), or its phone form (editable PHONE_EDITABLE), whose row
+    k is entry k % D of vector k // D. Raises ValueError if the message is malformed.
+    """
+    cells = edited_cells(edits, shown, editable)
+    if editable is None:
+        return cells
+    return [Cell(cell.row // d, cell.row % d, cell.typed) for cell in cells]
 
 
 def applied(array: np.ndarray, cells: list[Cell], name: str, frame: pd.DataFrame) -> np.ndarray:
@@ -169,3 +254,14 @@ def _position(row: object, count: int) -> int | None:
     if isinstance(row, bool) or not text.isdigit() or int(text) >= count:
         return None
     return int(text)
+
+
+# The page's style (ui.session.presenter) shows one table of each array: a row per vector above
+# 640 px, a row per entry on a phone, where eight columns of numbers would be cut mid-digit.
+PHONE_TABLES_CSS = """
+[class*="st-key-phone_editor_"] { display: none; }
+@media (max-width: 640px) {
+  [class*="st-key-editor_"] { display: none; }
+  [class*="st-key-phone_editor_"] { display: flex; }
+}
+"""

@@ -4,9 +4,10 @@ and the stepper driven from the keyboard; the stepper's controls stay in view in
 from __future__ import annotations
 
 import streamlit as st
-import streamlit.components.v1 as components
 
+from ui.draw.audit_view import SUMMARY_CSS
 from ui.session import state
+from ui.session.editors import PHONE_TABLES_CSS
 
 # Larger type, black text and bigger buttons for a projector.
 _PRESENTER_RULES = """
@@ -84,31 +85,33 @@ _NAV_ROW = """
 # ArrowRight / PageDown press Next and ArrowLeft / PageUp press Prev, as a presenter's clicker
 # sends them; on the last step Next leads on to the next page of the lesson (the guide's link),
 # on the first Prev back to the page before. Keys typed into a field or moving the slider are
-# left alone. The listener lives on the app's document (this iframe is same-origin); one
-# rerun's listener replaces the last, and it does nothing once the stepper (which draws
-# .st-key-stepper_keys) is not on screen.
+# left alone. The listener lives on the app's document (st.html runs the script there, not in
+# an iframe); one rerun's listener replaces the last, and it does nothing once the stepper
+# (which draws .st-key-stepper_keys) is not on screen.
 _KEYS_SCRIPT = """<script>
-const doc = window.parent.document;
+(() => {
 const keys = {ArrowRight: "Next", PageDown: "Next", ArrowLeft: "Prev", PageUp: "Prev"};
 function onKey(event) {
   const label = keys[event.key];
   const target = event.target;
   if (!label || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-  if (!doc.querySelector(".st-key-stepper_keys")) return;
+  if (!document.querySelector(".st-key-stepper_keys")) return;
   if (target.closest && target.closest('input, textarea, select, [role="slider"], '
       + '[contenteditable="true"], [role="listbox"], [role="combobox"], [role="radiogroup"], '
       + '[role="switch"], [data-testid="stDataFrame"]')) return;
-  const button = [...doc.querySelectorAll('.st-key-stepper_nav button')]
+  const button = [...document.querySelectorAll('.st-key-stepper_nav button')]
     .find(b => b.innerText.trim().endsWith(label));
   if (!button) return;
   event.preventDefault();
   if (!button.disabled) { button.click(); return; }
-  const away = doc.querySelector(`.st-key-guide_${label === "Next" ? "next" : "back"} a`);
+  const away = document.querySelector(`.st-key-guide_${label === "Next" ? "next" : "back"} a`);
   if (away) away.click();
 }
-if (window.parent.__lnlabKeys) doc.removeEventListener("keydown", window.parent.__lnlabKeys);
-window.parent.__lnlabKeys = onKey;
-doc.addEventListener("keydown", onKey);
+// The page may run this again (a rerun redraws the element): one listener at a time.
+if (window.__lnlabKeys) document.removeEventListener("keydown", window.__lnlabKeys);
+window.__lnlabKeys = onKey;
+document.addEventListener("keydown", onKey);
+})();
 </script>"""
 KEYS_NOTE = (
     "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev; past the last step, "
@@ -129,7 +132,19 @@ _HEADINGS = """
 [data-testid="stMain"] h2 { font-size: 1.75rem; }
 """
 
-_ALWAYS = f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}"
+# Always on: a table's toolbar (search, download, full screen) shows above its top edge, where on
+# a phone it covered the end of the heading or button above: there the table leaves it room
+# (above its element, whose height Streamlit may fix).
+_TOOLBAR_ROOM = """
+@media (max-width: 640px) {
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { margin-top: 2rem; }
+}
+"""
+
+_ALWAYS = (
+    f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}"
+    f"{PHONE_TABLES_CSS}{SUMMARY_CSS}"
+)
 
 
 # The first stop of the Tab key on every page: a link past the sidebar's pages and controls to
@@ -194,4 +209,4 @@ def apply_style() -> None:
 def keyboard() -> None:
     """Step with the keyboard (in every mode); KEYS_NOTE says how, where the page has room."""
     with st.container(key="stepper_keys"):
-        components.html(_KEYS_SCRIPT, height=0)
+        st.html(_KEYS_SCRIPT, unsafe_allow_javascript=True)

@@ -31,8 +31,6 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui.session import share
-
 STORAGE_KEY = "lnlab-view"
 _SEEN = "reconnect_seen"
 REJOIN_KEY = "reconnect_rerun"  # the hidden button whose click is the full run
@@ -78,14 +76,15 @@ def _js(value: object) -> str:
     return json.dumps(value).replace("<", "\\u003c")
 
 
-def keep_view(page: StreamlitPage) -> None:
-    """Remember this run's page and link in the tab, or bring the link back after a restart."""
+def keep_view(page: StreamlitPage, view: dict[str, str]) -> None:
+    """Remember this run's page and link (`view`: share.encode's query parameters) in the tab,
+    or bring the link back after a restart."""
     first = not st.session_state.get(_SEEN)
     st.session_state[_SEEN] = True
     values = {
         "FIRST": first,
         "PAGE": page.url_path,
-        "LINK": urlencode(share.encode(st.session_state)),
+        "LINK": urlencode(view),
         "KEY": STORAGE_KEY,
         "REJOIN": REJOIN_KEY,
     }

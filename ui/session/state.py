@@ -14,7 +14,7 @@ lives on across reruns and page switches:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -146,6 +146,7 @@ SCHEMA: dict[str, Key] = {
     ),
     "audit_open": Key(None, _D, "the audit formula (its step) whose explanation is unfolded"),
     "audit_pick": Key(None, _W, "the row selected in the audit's summary table"),
+    "audit_pick_phone": Key(None, _W, "the row selected in the audit's summary table on a phone"),
     "derive_target": Key(
         "dx", _P, "the gradient a typed formula claims (a key of TARGETS)", one_of(TARGETS)
     ),
@@ -179,6 +180,7 @@ SCHEMA: dict[str, Key] = {
     "hidden": Key(frozenset(), _D, "pages and controls a link hides"),
     "view_page": Key("", _D, "the last page shown other than Export: the page its link opens"),
     "guide_checked": Key(frozenset(), _D, "pages whose predict-then-check answer is shown"),
+    "defaults_given": Key(None, _D, "every default above is in this session (ensure_defaults)"),
     "link_loaded": Key(False, _D, "the URL has been read into this session"),
     "reconnect_seen": Key(None, _D, "the browser's saved view was checked on the first run"),
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
@@ -193,6 +195,7 @@ SCHEMA: dict[str, Key] = {
 FAMILIES: dict[str, Key] = {
     "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
+    "phone_editor_": Key(None, _W, "the same array's editor on a phone: phone_editor_<...>"),
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
@@ -208,9 +211,9 @@ def registered(key: str) -> bool:
     return key in SCHEMA or any(key.startswith(prefix) for prefix in FAMILIES)
 
 
-def shape() -> tuple[int, ...]:
-    """The shape the sidebar asks for."""
-    s = st.session_state
+def shape(session: Mapping[str, Any] | None = None) -> tuple[int, ...]:
+    """The shape the sidebar asks for (in `session`, by default this session's state)."""
+    s = st.session_state if session is None else session
     kind = s["shape_kind"]
     if kind == "vector":
         return (s["d"],)
@@ -222,11 +225,16 @@ def shape() -> tuple[int, ...]:
 def ensure_defaults() -> None:
     """Give every schema key its default on a session's first run, and build the arrays."""
     s = st.session_state
+    # Schema keys are never deleted (only widget-owned ones are): once given, the defaults stay,
+    # and every later run skips a lookup per key (each costs as much as drawing a caption).
+    if s.get("defaults_given"):
+        return
     for key, spec in SCHEMA.items():
         if key not in s and spec.default is not None:
             s[key] = spec.default
     if "x" not in s:
         regenerate()
+    s["defaults_given"] = True
 
 
 def regenerate() -> None:

@@ -1,0 +1,218 @@
+"""Tables on a 390 x 844 phone (issue 21, points 7 and 8), in a real browser.
+
+Every table of the Inputs page shows all its columns with every number whole, and a cell edited
+there changes what is stored, as on a desk; the audit's summary shows its verdict, formula and
+error; a table's toolbar covers nothing above it. At 1440 x 900 and on the 1024 x 768 projector
+the wide tables stay as they were. Screenshots: screenshots/phone_*.png, desk_*.png.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from urllib.parse import parse_qs, urlparse
+
+import lnlab_browser_kit as kit
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+D = 8
+# The visible tables of the main area: the key of the element holding each, its sides, whether
+# its grid scrolls sideways (what does not fit the screen), and how far it runs into the next
+# element.
+_VISIBLE_GRIDS = """
+() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')]
+  .filter(g => g.getBoundingClientRect().width > 0)
+  .map(g => {
+    const box = g.getBoundingClientRect();
+    const scroller = g.querySelector('.dvn-scroller');
+    const holder = g.closest('[data-testid="stElementContainer"]');
+    let next = holder.nextElementSibling;
+    while (next && next.getBoundingClientRect().height === 0) next = next.nextElementSibling;
+    return {key: [...holder.classList].find(c => c.startsWith('st-key-')) || '',
+            left: box.left, right: box.right,
+            sideways: scroller.scrollWidth - scroller.clientWidth,
+            overlap: next ? box.bottom - next.getBoundingClientRect().top : 0};
+  })
+"""
+# The width the open cell editor's text gets, and the widest of `texts` in its font.
+_TEXT_ROOM = """
+(texts) => {
+  const editor = document.querySelector('.gdg-input');
+  const style = getComputedStyle(editor);
+  const room = editor.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const widest = Math.max(...texts.map(t => context.measureText(t).width));
+  const cell = editor.closest('.gdg-style').getBoundingClientRect();
+  return {room, widest, right: cell.right};
+}
+"""
+# What a table's toolbar, shown, overlaps: the lines of headings and text, and controls, outside
+# the table (a heading's box reaches below its text: its lines are what must stay readable).
+_UNDER_TOOLBAR = """
+(grid) => {
+  const bar = grid.querySelector('[data-testid="stElementToolbar"]');
+  const t = bar.getBoundingClientRect();
+  const main = document.querySelector('[data-testid="stMain"]');
+  const boxes = (e) => {
+    if (e.matches('button, summary')) return [e.getBoundingClientRect()];
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    return [...range.getClientRects()];
+  };
+  const hit = [...main.querySelectorAll('h1, h2, h3, p, button, label, summary')]
+    .filter(e => !grid.contains(e))
+    .filter(e => boxes(e).some(r => r.width > 0 && r.left < t.right && r.right > t.left
+      && r.top < t.bottom && r.bottom > t.top))
+    .map(e => `${e.tagName} "${(e.innerText || '').slice(0, 40)}" at `
+      + boxes(e).map(r => `${r.top}-${r.bottom} px`).join(", ") + `, the bar ${t.top}-${t.bottom}`);
+  return {shown: getComputedStyle(bar).opacity === "1" && t.height > 0, hit};
+}
+"""
+
+
+@pytest.fixture
+def phone(browser, server) -> Iterator[object]:
+    """A fresh session in a 390 x 844 window."""
+    tab = kit.new_tab(browser, PHONE)
+    yield tab
+    tab.context.close()
+
+
+def _grids(tab) -> list[dict]:
+    return tab.evaluate(_VISIBLE_GRIDS)
+
+
+def _visible_tables(tab):
+    return kit.main(tab).locator('[data-testid="stDataFrame"]:visible')
+
+
+def _stored_x(tab) -> list[float]:
+    return [float(v) for v in parse_qs(urlparse(tab.url).query)["x"][0].split(",")]
+
+
+def _assert_fits(tab, grids: list[dict], where: str, shot) -> None:
+    for grid in grids:
+        assert grid["left"] >= 0 and grid["right"] <= PHONE["width"], (where, grid, shot)
+        assert grid["sideways"] <= 1, f"{where}: {grid['key']} scrolls sideways (see {shot})"
+        assert grid["overlap"] <= 1, f"{where}: {grid['key']} covers what follows it (see {shot})"
+
+
+def test_every_inputs_table_fits_the_phone_with_every_digit(phone, server):
+    # The loss's target adds the fourth table.
+    kit.open_page(phone, server, "inputs?upstream=loss")
+    top = kit.screenshot(phone, "phone_390x844_inputs")
+    assert not kit.problems(phone), kit.problems(phone)
+    grids = _grids(phone)
+    keys = [g["key"] for g in grids]
+    assert len(keys) == 4 and all(k.startswith("st-key-phone_editor_") for k in keys), keys
+    _assert_fits(phone, grids, "Inputs at 390 x 844", top)
+
+    tables = _visible_tables(phone)
+    for i in range(tables.count()):
+        table = tables.nth(i)
+        expect(table.locator('th[role="columnheader"]')).to_have_count(3)  # vector, feature, value
+        values = table.locator('[data-testid^="glide-cell-2-"]').all_text_contents()
+        assert len(values) >= D, values
+        # The cell editor opens over the cell: its width is the room the number has.
+        kit.open_cell_editor(phone, table, 0, 1, last_column=True)
+        room = phone.evaluate(_TEXT_ROOM, values)
+        kit.screenshot(phone, f"phone_390x844_inputs_table_{i}")
+        phone.keyboard.press("Escape")
+        kit.wait_for_script(phone)
+        assert room["widest"] <= room["room"], f"table {i}: a number is cut: {room}, {values}"
+        assert room["right"] <= PHONE["width"], f"table {i}: the value column runs off: {room}"
+    kit.screenshot_bottom(phone, "phone_390x844_inputs_bottom")
+
+
+def test_a_cell_edited_on_the_phone_is_stored_and_a_bad_one_refused(phone, server):
+    kit.open_page(phone, server, "inputs")
+    table = _visible_tables(phone).first
+    expect(table.locator('th[role="columnheader"]')).to_have_count(3)
+    # The link carries x once it differs from the preset: what was shown is compared.
+    before = [float(kit.grid_value(table, row, 1)) for row in range(D + 1)]
+    # Entry 9 of the phone's x table: vector 1, feature 1.
+    kit.edit_cell(phone, table, 9, 1, "2.5e-3", last_column=True)
+    assert not kit.problems(phone), f"{kit.problems(phone)}\n{server.log_tail()}"
+    assert not kit.errors(kit.main(phone)), kit.errors(kit.main(phone))
+    stored = _stored_x(phone)
+    assert stored[1 * D + 1] == 2.5e-3
+    assert stored[: D + 1] == before, "an entry that was not edited changed"
+    expect(kit.grid_cell(table, 9, 1)).to_have_text("2.5e-3")
+    kit.screenshot(phone, "phone_390x844_inputs_edited")
+
+    # Enter moved the selection down a row and the grid scrolled with it: back to the top.
+    table.locator(".dvn-scroller").evaluate("e => { e.scrollTop = 0; }")
+    phone.wait_for_timeout(300)
+    kit.edit_cell(phone, table, 9, 1, "1,5", last_column=True)
+    (error,) = kit.errors(kit.main(phone))
+    assert "row 1, column 1" in error and "use a point for decimals" in error, error
+    assert error in kit.main(phone).inner_text(), "the message is not on the phone's screen"
+    assert _stored_x(phone) == stored, "a refused cell changed the stored numbers"
+    kit.screenshot(phone, "phone_390x844_inputs_refused")
+
+
+def test_the_audit_on_the_phone_shows_verdict_formula_and_error(phone, server):
+    kit.open_page(phone, server, "audit")
+    top = kit.screenshot(phone, "phone_390x844_audit")
+    grids = _grids(phone)
+    assert [g["key"] for g in grids] == ["st-key-audit_pick_phone"], grids
+    _assert_fits(phone, grids, "the audit at 390 x 844", top)
+    table = _visible_tables(phone).first
+    expect(table.locator('th[role="columnheader"]', has_text="formula")).to_have_count(1)
+    headers = table.locator('th[role="columnheader"]').all_text_contents()
+    assert [h for h in headers if h.strip()] == ["verdict", "formula", "error"], headers
+    # Selecting a row on the phone opens that formula's explanation, as on a desk.
+    row = table.locator('tbody tr, [role="row"]').filter(has_text="wrong").first
+    formula = max(row.locator("td").all_text_contents(), key=len)
+    table.scroll_into_view_if_needed()
+    box = kit.grid_canvas(table).bounding_box()
+    index = int(row.get_attribute("aria-rowindex")) - 2  # 1 is the header row
+    kit.rerun_after(
+        phone, lambda: phone.mouse.click(box["x"] + 16, box["y"] + 37 + 84 * (index + 0.5))
+    )
+    opened = kit.main(phone).locator('[data-testid="stExpander"] details[open] summary')
+    expect(opened.first).to_contain_text(formula)
+    kit.screenshot(phone, "phone_390x844_audit_selected")
+
+
+@pytest.mark.parametrize("url_path", ["inputs", "audit", "stepper"])
+def test_a_tables_toolbar_covers_nothing_on_the_phone(phone, server, url_path):
+    kit.open_page(phone, server, url_path)
+    tables = _visible_tables(phone)
+    assert tables.count() > 0
+    for i in range(tables.count()):
+        table = tables.nth(i)
+        table.scroll_into_view_if_needed()
+        box = table.bounding_box()
+        phone.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        phone.wait_for_timeout(400)
+        found = table.evaluate(_UNDER_TOOLBAR)
+        if found["hit"]:
+            path = kit.screenshot(phone, f"FAILED_toolbar_{url_path}_{i}")
+            pytest.fail(f"{url_path}, table {i}: its toolbar covers {found['hit']} (see {path})")
+        assert found["shown"], f"{url_path}, table {i}: hovering showed no toolbar"
+
+
+@pytest.mark.parametrize(
+    ("size", "query"),
+    [({"width": 1440, "height": 900}, ""), ({"width": 1024, "height": 768}, "&presenter=1")],
+    ids=["desk", "projector"],
+)
+def test_the_desk_and_the_projector_keep_the_wide_tables(browser, server, size, query):
+    tab = kit.new_tab(browser, size)
+    try:
+        name = f"{size['width']}x{size['height']}"
+        kit.open_page(tab, server, f"inputs?upstream=loss{query}")
+        kit.screenshot(tab, f"desk_{name}_inputs")
+        keys = [g["key"] for g in _grids(tab)]
+        assert len(keys) == 4 and all(k.startswith("st-key-editor_") for k in keys), keys
+        expect(_visible_tables(tab).first.locator('th[role="columnheader"]')).to_have_count(D + 1)
+        kit.open_page(tab, server, f"audit?{query.lstrip('&')}")
+        kit.screenshot(tab, f"desk_{name}_audit")
+        assert [g["key"] for g in _grids(tab)] == ["st-key-audit_pick"]
+    finally:
+        tab.context.close()
