@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ui.server import compute
@@ -19,27 +20,28 @@ APP_SOURCES += sorted((ROOT / "pages" / "lab").glob("*.py"))
 CACHES = ("cache_data", "cache_resource")
 
 
-def _cache_uses(path: Path) -> list[tuple[int, set[str] | None]]:
-    """(line, keyword names) of every st.cache_data / st.cache_resource in the file; None for
-    a bare decorator that passes none."""
+def _cache_uses(path: Path) -> list[tuple[int, bool]]:
+    """(line, bounded) of every st.cache_data / st.cache_resource in the file: bounded when it
+    names max_entries and a ttl (a bare decorator names neither)."""
     uses = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in CACHES:
-            uses.append((node.lineno, {k.arg for k in node.keywords}))
+            uses.append((node.lineno, {"max_entries", "ttl"} <= {k.arg for k in node.keywords}))
         elif isinstance(node, ast.FunctionDef):
             for decorator in node.decorator_list:
                 if getattr(decorator, "attr", "") in CACHES:
-                    uses.append((decorator.lineno, None))
+                    uses.append((decorator.lineno, False))
     return uses
 
 
+def _unbounded(uses_in: Callable[[Path], list[tuple[int, bool]]]) -> tuple[int, list[str]]:
+    """How many caches `uses_in` finds in the app's sources, and where the unbounded ones are."""
+    uses = [(path, line, bounded) for path in APP_SOURCES for line, bounded in uses_in(path)]
+    return len(uses), [f"{p.relative_to(ROOT)}:{line}" for p, line, bounded in uses if not bounded]
+
+
 def test_every_cache_has_a_number_of_entries_and_a_time_to_live() -> None:
-    found, unbounded = 0, []
-    for path in APP_SOURCES:
-        for line, keywords in _cache_uses(path):
-            found += 1
-            if keywords is None or not {"max_entries", "ttl"} <= keywords:
-                unbounded.append(f"{path.relative_to(ROOT)}:{line}")
+    found, unbounded = _unbounded(_cache_uses)
     assert found >= 2, "no caches found: has the way they are declared changed?"
     assert not unbounded, f"caches without max_entries and ttl: {unbounded}"
 
@@ -67,12 +69,7 @@ def _functools_caches(path: Path) -> list[tuple[int, bool]]:
 
 
 def test_every_functools_cache_has_a_number_of_entries() -> None:
-    found, unbounded = 0, []
-    for path in APP_SOURCES:
-        for line, bounded in _functools_caches(path):
-            found += 1
-            if not bounded:
-                unbounded.append(f"{path.relative_to(ROOT)}:{line}")
+    found, unbounded = _unbounded(_functools_caches)
     assert found >= 4, "no functools caches found: has the way they are declared changed?"
     assert not unbounded, f"functools caches without a maxsize: {unbounded}"
 
