@@ -34,7 +34,9 @@ _ARENAS = 2
 
 IDLE_MB = 250  # a started server after its first run (measured: about 193 MB)
 FIGURES_MB = 64  # ui/draw/figures: at most 64 shared figures, the largest about 1 MB of data
-SESSIONS = 100  # sessions open (or just left: Streamlit keeps them 2 minutes) at once
+# Sessions open, or closed and kept: Streamlit keeps up to 128 closed ones until a new tab
+# connects 2 minutes or more after they closed (measured: about 0.5 MB each at the caps).
+SESSIONS = 100
 SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
 CEILING_MB = IDLE_MB + CACHE_BUDGET_MB + FIGURES_MB + SESSIONS * SESSION_MB
 
@@ -68,7 +70,8 @@ def give_idle_memory_back() -> bool:
 
 
 def note_run() -> None:
-    """Called by every run of the app: the server is busy, so the give-backs wait."""
+    """Called by every full run of the app (a fragment's own rerun skips app.py): the server is
+    busy, so the give-back waits."""
     _ran.set()
 
 
