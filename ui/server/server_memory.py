@@ -35,7 +35,8 @@ _ARENAS = 2
 IDLE_MB = 250  # a started server after its first run (measured: about 193 MB)
 FIGURES_MB = 64  # ui/draw/figures: at most 64 shared figures, the largest about 1 MB of data
 # Sessions open, or closed and kept: Streamlit keeps up to 128 closed ones until a new tab
-# connects 2 minutes or more after they closed (measured: about 0.5 MB each at the caps).
+# connects 2 minutes or more after they closed (dropping those of 200 tabs at the caps gave
+# back 67 MB, bench/bench_server_memory.py).
 SESSIONS = 100
 SESSION_MB = 3  # x, dout and target at 8 x 16 x 1024 float64, 1 MiB each
 CEILING_MB = IDLE_MB + CACHE_BUDGET_MB + FIGURES_MB + SESSIONS * SESSION_MB
