@@ -9,7 +9,7 @@ import streamlit as st
 # settings that let the server give memory back (before the heavy libraries).
 import ui.server.browser_messages
 import ui.server.server_memory
-import ui.server.warmup  # noqa: F401  # then every heavy library, fully imported before a page runs
+import ui.server.warmup  # then every heavy library, fully imported before a page runs
 from ui.lesson import guide
 from ui.live import follow, membership
 from ui.session import presenter, reconnect, share, sidebar, state
@@ -39,6 +39,8 @@ PAGES = [
     st.Page("pages/teach/class.py", title="Class", icon=":material/groups:", visibility="hidden"),
 ]
 
+# A run has started: the server gives idle memory back only after a pause (server_memory).
+ui.server.server_memory.note_run()
 state.ensure_defaults()
 share.load_link_once([p.url_path for p in PAGES if p.url_path])
 hidden = st.session_state["hidden"]

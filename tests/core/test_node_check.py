@@ -198,3 +198,24 @@ def test_a_node_check_too_large_to_finish_is_refused_with_its_size():
     # The stepper's largest input (32 x 64) is checked.
     small = forward(x[:32, :].repeat(8, axis=1))
     assert check_node(small, backward(np.ones((32, 64)), small), "x_sm").judgement.status == "pass"
+
+
+@pytest.mark.parametrize("node", ["x", "sample_mean", "sve", "out"])
+def test_every_perturbed_stack_fits_in_a_mebibyte(monkeypatch, node):
+    """Each copy stack the check recomputes has at most 2^17 entries per node (1 MiB in
+    float64) at the Stepper's largest input: with 2^21, five students on the last step at
+    once took a server past a gigabyte."""
+    import ln_core.node_check as node_check
+
+    sizes, recompute = [], node_check.forward_from
+
+    def counted(cache, name, value):
+        nodes = recompute(cache, name, value)
+        sizes.append(max(a.size for a in nodes.values()))
+        return nodes
+
+    monkeypatch.setattr(node_check, "forward_from", counted)
+    case = make_case(58, (32, 64))
+    cache = forward(*case.args)
+    check_node(cache, backward(case.dout, cache), node)
+    assert len(sizes) >= 2 and max(sizes) <= 2**17

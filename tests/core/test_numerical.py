@@ -108,6 +108,47 @@ def test_large_batch_is_chunked(monkeypatch):
     np.testing.assert_array_equal(full.dx, chunked.dx)
 
 
+@pytest.mark.parametrize("cap", [8, 5])
+def test_a_group_larger_than_the_cap_is_split(monkeypatch, cap):
+    """A group whose copies pass the cap is moved a few entries at a time, to the same result."""
+    import ln_core.numerical as numerical
+
+    case = make_case(56, (3, 4), eps=1e-3)
+    full = numerical_gradients(*case.args, case.dout, 1e-3)
+    sizes = _stack_sizes(monkeypatch)
+    monkeypatch.setattr(numerical, "_STACK_ELEMENTS", cap)  # 2 copies, then 1, of 4 entries
+    split = numerical_gradients(*case.args, case.dout, 1e-3)
+    np.testing.assert_array_equal(full.dx, split.dx)
+    # The passes on x itself (its cache, gamma and beta shifted) are not stacks of copies.
+    stacks = [size for size in sizes if size != case.x.size]
+    assert stacks and max(stacks) <= cap
+
+
+def _stack_sizes(monkeypatch) -> list[int]:
+    """The sizes of the x's that ln_core.numerical's forward passes get, as they run."""
+    import ln_core.numerical as numerical
+
+    sizes = []
+
+    def counted(x, *args, **kwargs):
+        sizes.append(np.size(x))
+        return forward(x, *args, **kwargs)
+
+    monkeypatch.setattr(numerical, "forward", counted)
+    return sizes
+
+
+@pytest.mark.parametrize("shape", [(4, 1024), (8, 512), (32, 64)])
+def test_every_perturbed_stack_fits_in_a_mebibyte(monkeypatch, shape):
+    """At the app's largest inputs each forward pass of the check has at most 2^17 entries
+    (1 MiB in float64, per node): a server runs several students' checks at once, and stacks
+    of 2^21 entries made each check cost 110-130 MB."""
+    sizes = _stack_sizes(monkeypatch)
+    case = make_case(57, shape)
+    gradient_check(*case.args, case.dout)
+    assert len(sizes) > 2 and max(sizes) <= 2**17
+
+
 @pytest.mark.parametrize(
     ("dtype", "scale", "eps"),
     [
