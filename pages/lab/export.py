@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui.entry.errors import stops_on_error
 from ui.export.bundle import numpy_snippet, to_json, to_npz
+from ui.export.download import download
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.export.report import html_report
@@ -44,15 +45,7 @@ with stops_on_error():
         ("HTML report", html_report, "layernorm_report.html", "text/html", "description"),
     ]
     for col, (label, write, file_name, mime, icon) in zip(st.columns(3), downloads, strict=True):
-        # The file is written only when its button is clicked (data given as a callable).
-        col.download_button(
-            label,
-            partial(write, bundle),
-            file_name=file_name,
-            mime=mime,
-            icon=f":material/{icon}:",
-            on_click="ignore",
-        )
+        download(col, label, partial(write, bundle), file_name, mime, icon)
     st.markdown("**The example as a Jupyter notebook**")
     # The layer options are the Stepper's (and the link's): the notebooks carry them.
     notebook_downloads(

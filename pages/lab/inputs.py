@@ -9,6 +9,7 @@ from teaching.upstream import constant_dout_warning
 from ui.entry.csv_io import to_csv
 from ui.entry.errors import shown_errors
 from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
+from ui.export.download import download
 from ui.session import state
 from ui.session.editors import array_editor
 from ui.session.edits import edits_bar
@@ -41,20 +42,9 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
     if s.get("csv_error"):
         st.error(s.pop("csv_error"))
     cols = st.columns(2)
-    cols[0].download_button(
-        "Download x.csv",
-        partial(to_csv, s["x"]),
-        file_name="x.csv",
-        mime="text/csv",
-        on_click="ignore",
-    )
-    cols[1].download_button(
-        "Download gamma_beta.csv",
-        partial(to_csv, np.stack([s["gamma"], s["beta"]])),
-        file_name="gamma_beta.csv",
-        mime="text/csv",
-        on_click="ignore",
-    )
+    download(cols[0], "Download x.csv", partial(to_csv, s["x"]), "x.csv", "text/csv")
+    gamma_beta = partial(to_csv, np.stack([s["gamma"], s["beta"]]))
+    download(cols[1], "Download gamma_beta.csv", gamma_beta, "gamma_beta.csv", "text/csv")
 
 st.header("gamma and beta: one value per feature")
 st.button(
@@ -100,10 +90,4 @@ with shown_errors():
         s["upstream"] = "edited"
 
     array_editor("dout", dout, _store_dout)
-    st.download_button(
-        "Download dout.csv",
-        partial(to_csv, dout),
-        file_name="dout.csv",
-        mime="text/csv",
-        on_click="ignore",
-    )
+    download(st.container(), "Download dout.csv", partial(to_csv, dout), "dout.csv", "text/csv")

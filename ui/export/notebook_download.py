@@ -7,6 +7,7 @@ from functools import partial
 
 import streamlit as st
 
+from ui.export.download import download
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
 
 _MIME = "application/x-ipynb+json"
@@ -32,11 +33,4 @@ def notebook_downloads(view: View) -> None:
         ),
     ]
     for column, (label, write, file_name, icon) in zip(st.columns(2), downloads, strict=True):
-        column.download_button(
-            label,
-            partial(write, view),
-            file_name=file_name,
-            mime=_MIME,
-            icon=f":material/{icon}:",
-            on_click="ignore",
-        )
+        download(column, label, partial(write, view), file_name, _MIME, icon)
