@@ -63,45 +63,50 @@ def vectors_table(array: np.ndarray, column: str = "") -> pa.Table | pd.DataFram
     array = np.asarray(array)
     if array.size > KEPT_ENTRIES:
         return vectors_frame(array, column)
-    return _vectors_table(array.tobytes(), array.shape, array.dtype.str, column)
+    return _vectors_table(_content({"array": array}), column)
 
 
 @functools.lru_cache(maxsize=128)
-def _vectors_table(data: bytes, shape: tuple[int, ...], dtype: str, column: str) -> pa.Table:
-    array = np.frombuffer(data, dtype=dtype).reshape(shape)
-    return pa.Table.from_pandas(vectors_frame(array, column))
+def _vectors_table(content: Content, column: str) -> pa.Table:
+    return pa.Table.from_pandas(vectors_frame(_arrays(content)["array"], column))
 
 
-def _content(arrays: dict[str, np.ndarray]) -> tuple[tuple[str, bytes, str], ...]:
-    """Named arrays, flattened, as a cache key: each name with its bytes and dtype."""
-    flat = {name: np.ravel(values) for name, values in arrays.items()}
-    return tuple((name, a.tobytes(), a.dtype.str) for name, a in flat.items())
+# Named arrays as a cache key: each name with its bytes, dtype and shape.
+Content = tuple[tuple[str, bytes, str, tuple[int, ...]], ...]
 
 
-def _arrays(content: tuple[tuple[str, bytes, str], ...]) -> dict[str, np.ndarray]:
-    return {name: np.frombuffer(data, dtype=dtype) for name, data, dtype in content}
+def _content(arrays: dict[str, np.ndarray]) -> Content:
+    named = {name: np.asarray(values) for name, values in arrays.items()}
+    return tuple((name, a.tobytes(), a.dtype.str, a.shape) for name, a in named.items())
+
+
+def _arrays(content: Content) -> dict[str, np.ndarray]:
+    return {
+        name: np.frombuffer(data, dtype=dtype).reshape(shape)
+        for name, data, dtype, shape in content
+    }
 
 
 def columns_table(columns: dict[str, np.ndarray], index: tuple[str, ...]) -> pa.Table:
     """A table of named 1-D columns with these row labels, as Arrow, converted once per content
     (as vectors_table; its callers show one number per vector or feature, a few thousand at
     most, so every table is kept)."""
-    return _columns_table(_content(columns), index)
+    return _columns_table(_content({name: np.ravel(c) for name, c in columns.items()}), index)
 
 
 @functools.lru_cache(maxsize=128)
-def _columns_table(content: tuple[tuple[str, bytes, str], ...], index: tuple[str, ...]) -> pa.Table:
+def _columns_table(content: Content, index: tuple[str, ...]) -> pa.Table:
     return pa.Table.from_pandas(pd.DataFrame(_arrays(content), index=list(index)))
 
 
 def rows_table(rows: dict[str, np.ndarray]) -> pa.Table:
     """One row per named array (its entries as columns 0, 1, ...), as Arrow, converted once per
     content (as columns_table; its callers show one vector per row)."""
-    return _rows_table(_content(rows))
+    return _rows_table(_content({name: np.ravel(row) for name, row in rows.items()}))
 
 
 @functools.lru_cache(maxsize=128)
-def _rows_table(content: tuple[tuple[str, bytes, str], ...]) -> pa.Table:
+def _rows_table(content: Content) -> pa.Table:
     return pa.Table.from_pandas(pd.DataFrame(_arrays(content)).T)
 
 
@@ -141,18 +146,15 @@ BAND_COLOURS = {"tiny": "#2b8a3e", "small": "#e67700", "large": "#c92a2a"}
 def check_table(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pa.Table:
     """check_frame as Arrow, converted once per content (see KEPT_ENTRIES): the gradient
     check's arrays are at most one group of its cap, 4,096 numbers."""
-    analytic, numerical = np.asarray(analytic), np.asarray(numerical)
-    return _check_table(
-        analytic.tobytes(), numerical.tobytes(), analytic.shape, analytic.dtype.str, str(dtype)
-    )
+    return _check_table(_content({"analytic": analytic, "numerical": numerical}), str(dtype))
 
 
 @functools.lru_cache(maxsize=64)
-def _check_table(
-    analytic: bytes, numerical: bytes, shape: tuple[int, ...], stored: str, dtype: str
-) -> pa.Table:
-    values = [np.frombuffer(b, dtype=stored).reshape(shape) for b in (analytic, numerical)]
-    return pa.Table.from_pandas(check_frame(*values, np.dtype(dtype)))
+def _check_table(content: Content, dtype: str) -> pa.Table:
+    arrays = _arrays(content)
+    return pa.Table.from_pandas(
+        check_frame(arrays["analytic"], arrays["numerical"], np.dtype(dtype))
+    )
 
 
 def check_frame(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pd.DataFrame:
