@@ -11,7 +11,7 @@ import ui.server.browser_messages
 import ui.server.server_memory
 import ui.server.warmup  # then every heavy library, fully imported before a page runs
 from ui.lesson import guide
-from ui.live import follow, membership
+from ui.live import connect, follow, membership
 from ui.session import presenter, reconnect, share, sidebar, state
 
 # The icon comes from this server: a Material or emoji icon is fetched from a CDN. A data URL
@@ -61,6 +61,7 @@ share.show_link_problems()
 view = share.write_link()
 reconnect.keep_view(page, view)
 follow.bar(page.url_path)
+connect.write_cookies()
 if page.url_path in hidden:
     guide.not_in_lesson(page, shown)
 else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
@@ -130,16 +131,25 @@ class Lab:
     def editor_key(self, name: str) -> str:
         return f"editor_{name}_{self.state['editor_version']}"
 
-    def editor(self, name: str) -> np.ndarray:
-        """The numbers the data editor for `name` (x, params, target, dout) shows.
+    def shown(self, name: str) -> pd.DataFrame:
+        """The text the wide data editor for `name` (x, params, target, dout) shows: one row
+        per vector, its numbers to a few significant digits."""
+        return self._editor(self.editor_key(name)).value
 
-        The editors hold text (so a browser never rewrites a typed number); each cell is read
-        back as the float its text spells.
+    def editor(self, name: str) -> np.ndarray:
+        """The numbers the data editors for `name` hold, rows of D like the wide table.
+
+        The editors hold text (so a browser never rewrites a typed number); the phone's table
+        shows every digit, each read back as the float its text spells.
         """
-        key = self.editor_key(name)
+        wide = self.shown(name)
+        phone = self._editor(f"phone_{self.editor_key(name)}").value
+        return phone["value"].to_numpy().astype(np.float64).reshape(wide.shape)
+
+    def _editor(self, key: str):
         found = [e for e in self.at.data_editor if e.key == key]
         assert found, f"no data editor {key!r}; editors: {[e.key for e in self.at.data_editor]}"
-        return found[0].value.to_numpy().astype(np.float64)
+        return found[0]
 
     def edit(self, name: str, edited_rows: dict[int, dict[str, Any]]) -> Lab:
         """Edit cells of the data editor for `name` as the browser would, then run.

@@ -28,6 +28,35 @@ def _stepper_dout(lab) -> np.ndarray:
 # -- cell edits --------------------------------------------------------------------------------
 
 
+def test_the_wide_table_rounds_what_it_shows_and_a_cell_committed_as_shown_keeps_its_value(lab):
+    lab.open("Inputs")
+    exact = lab.state["x"].copy()
+    shown = lab.shown("x")
+    assert shown.iat[0, 0] == f"{exact[0, 0]:.5g}" != repr(exact[0, 0])
+    assert "Shown to 5 significant digits" in " ".join(c.value for c in lab.at.caption)
+    np.testing.assert_array_equal(lab.editor("x"), exact)  # the phone's table: every digit
+    # Opening a cell and pressing Enter sends its shown text: the exact number stays.
+    lab.edit("x", {0: {"0": shown.iat[0, 0], "1": shown.iat[0, 1]}})
+    lab.assert_clean()
+    np.testing.assert_array_equal(lab.state["x"], exact)
+    # Typed differently, even to the same value, it is the student's number.
+    lab.edit("x", {0: {"0": shown.iat[0, 0] + "0"}})
+    assert lab.state["x"][0, 0] == float(shown.iat[0, 0]) != exact[0, 0]
+    np.testing.assert_array_equal(lab.state["x"].ravel()[1:], exact.ravel()[1:])
+
+
+def _rounding_notes(lab) -> int:
+    return sum("significant digits" in c.value for c in lab.at.caption)
+
+
+def test_numbers_the_table_shows_exactly_have_no_rounding_note(lab):
+    lab.open("Inputs")
+    notes = _rounding_notes(lab)
+    lab.edit("x", {row: {str(j): str(j + row) for j in range(8)} for row in range(3)})
+    assert lab.shown("x").iloc[0].tolist() == [str(j) for j in range(8)]
+    assert _rounding_notes(lab) == notes - 1
+
+
 def test_editing_x_changes_the_output(lab):
     lab.open("Stepper").step_to(10)
     before = lab.table()

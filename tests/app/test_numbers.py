@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.entry.numbers import format_number, parse_number, parse_whole
+from ui.entry.numbers import (
+    SHOWN_DIGITS,
+    format_number,
+    parse_number,
+    parse_whole,
+    short_number,
+    shown_digits,
+)
 
 
 @pytest.mark.parametrize(
@@ -121,3 +128,29 @@ def test_a_number_that_would_underflow_to_zero_is_refused(text):
 @pytest.mark.parametrize("text", ["0", "-0", "0.000", "0e-400", "0E5"])
 def test_zero_in_any_notation_is_zero(text):
     assert parse_number(text) == 0.0
+
+
+# -- the wide tables' rounded display ------------------------------------------------------------
+
+
+@given(st.lists(NORMAL, min_size=1, max_size=24))
+def test_a_table_shows_every_number_to_its_digits_and_exactly_where_those_say_it(values):
+    digits = shown_digits(values)
+    assert SHOWN_DIGITS <= digits <= 17
+    for value in values:
+        text = short_number(value, digits)
+        assert parse_number(text) == pytest.approx(value, rel=10.0 ** (1 - digits), abs=0)
+        if float(f"{value:.{digits}g}") == value:
+            assert text == format_number(value)
+
+
+def test_numbers_sharing_a_large_common_part_keep_their_differences():
+    offset = [2000.1257302210933, 1999.8678951367087, 2001.3040]
+    assert shown_digits(offset) == 8
+    assert [short_number(v, 8) for v in offset] == ["2000.1257", "1999.8679", "2001.304"]
+    assert shown_digits([1e6 + 0.5, 1e6 - 0.25]) == 12
+    # Equal, zero or not finite: no common part to see past.
+    assert shown_digits([3.0, 3.0]) == shown_digits([0.0]) == SHOWN_DIGITS
+    assert shown_digits([1e308, -1e308]) == SHOWN_DIGITS
+    assert short_number(0.1257302210933933, SHOWN_DIGITS) == "0.12573"
+    assert short_number(2500.0, SHOWN_DIGITS) == "2500"

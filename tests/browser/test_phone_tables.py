@@ -211,8 +211,32 @@ def test_the_desk_and_the_projector_keep_the_wide_tables(browser, server, size, 
         keys = [g["key"] for g in _grids(tab)]
         assert len(keys) == 4 and all(k.startswith("st-key-editor_") for k in keys), keys
         expect(_visible_tables(tab).first.locator('th[role="columnheader"]')).to_have_count(D + 1)
+        _assert_numbers_whole(tab, name)
+        # Numbers sharing a large common part show the digits where they differ, still whole.
+        kit.open_page(tab, server, f"inputs?preset=Large+common+offset+%28about+2000%29{query}")
+        texts = _assert_numbers_whole(tab, f"{name}_offset")
+        assert len(set(texts)) == len(texts) and all(t.startswith(("199", "200")) for t in texts)
+        digits = [len(t.replace("-", "").replace(".", "")) for t in texts]
+        assert max(digits) == 8, texts  # 2000.1257: the deviation's first five digits
         kit.open_page(tab, server, f"audit?{query.lstrip('&')}")
         kit.screenshot(tab, f"desk_{name}_audit")
         assert [g["key"] for g in _grids(tab)] == ["st-key-audit_pick"]
     finally:
         tab.context.close()
+
+
+def _assert_numbers_whole(tab, name: str) -> list[str]:
+    """Every number of the x table fits its cell (measured in the cell editor's font, as the
+    phone's tables are); the numbers shown."""
+    table = _visible_tables(tab).first
+    expect(table.locator('th[role="columnheader"]')).to_have_count(D + 1)
+    texts = [kit.grid_value(table, row, col) for row in range(3) for col in range(D)]
+    kit.open_cell_editor(tab, table, 0, 0)
+    room = tab.evaluate(_TEXT_ROOM, texts)
+    shot = kit.screenshot(tab, f"desk_{name}_inputs_cell")
+    tab.keyboard.press("Escape")
+    kit.wait_for_script(tab)
+    assert room["widest"] <= room["room"], f"{name}: a number is cut: {room}, {texts} ({shot})"
+    caption = kit.main(tab).get_by_text("significant digits; every page computes with all")
+    expect(caption.first).to_be_visible()
+    return texts

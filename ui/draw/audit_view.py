@@ -150,6 +150,15 @@ PHONE_ROW_HEIGHT = 84
 PHONE_ROWS_SHOWN = 6
 # What a 390 px screen leaves the formula beside the selection box, the verdict and the error.
 PHONE_FORMULA_WIDTH = 180
+# On the desk and the projector the formula's column is as wide as the others allow at 1024 px,
+# and its rows hold three lines, so no name is cut. The wrapping needs rows taller than 4rem,
+# which presenter mode's larger type makes 84 px.
+DESK_ROW_HEIGHT = 70
+PRESENTER_ROW_HEIGHT = 92
+DESK_ROWS_SHOWN = 8
+DESK_VERDICT_WIDTH = 90
+DESK_FORMULA_WIDTH = 240
+DESK_DOCUMENT_WIDTH = 200
 SUMMARY_CSS = """
 .st-key-audit_pick_phone { display: none; }
 @media (max-width: 640px) {
@@ -176,13 +185,17 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     st.caption("Select a row to open that formula's explanation below.")
     # Converted once for both tables.
     table = _summary_table(tuple(shown))
+    row_height = PRESENTER_ROW_HEIGHT if st.session_state["presenter"] else DESK_ROW_HEIGHT
     wide = st.dataframe(
         table,
         key="audit_pick",
         **_PICKER,
+        row_height=row_height,
+        height=_height(row_height, len(shown), DESK_ROWS_SHOWN),
         column_config={
-            "verdict": st.column_config.TextColumn(width="small", pinned=True),
-            "formula": st.column_config.TextColumn(width="medium"),
+            "verdict": st.column_config.TextColumn(width=DESK_VERDICT_WIDTH, pinned=True),
+            "formula": st.column_config.TextColumn(width=DESK_FORMULA_WIDTH),
+            "document": st.column_config.TextColumn(width=DESK_DOCUMENT_WIDTH),
         },
     )
     phone = st.dataframe(
@@ -191,7 +204,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
         **_PICKER,
         column_order=PHONE_COLUMNS,
         row_height=PHONE_ROW_HEIGHT,
-        height=40 + PHONE_ROW_HEIGHT * min(max(len(shown), 1), PHONE_ROWS_SHOWN),
+        height=_height(PHONE_ROW_HEIGHT, len(shown), PHONE_ROWS_SHOWN),
         column_config={
             "verdict": st.column_config.TextColumn(width=64),
             "formula": st.column_config.TextColumn(width=PHONE_FORMULA_WIDTH),
@@ -200,6 +213,11 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     )
     rows = [row for event in (wide, phone) if event is not None for row in event.selection.rows]
     return shown[rows[0]] if rows and rows[0] < len(shown) else None
+
+
+def _height(row_height: int, rows: int, shown: int) -> int:
+    """A table's height in pixels: its header and up to `shown` rows (one if it has none)."""
+    return 40 + row_height * min(max(rows, 1), shown)
 
 
 def document_labels(results: list[AuditResult]) -> dict[str, str]:

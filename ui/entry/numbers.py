@@ -11,6 +11,7 @@ import math
 import numbers
 import re
 import sys
+from collections.abc import Sequence
 
 from ui.entry.errors import literal
 from ui.entry.limits import EPS_MAX
@@ -89,6 +90,30 @@ def format_number(number: float) -> str:
     """The shortest text that reads back as exactly `number` (`3` rather than `3.0`)."""
     text = repr(float(number))
     return text[:-2] if text.endswith(".0") else text
+
+
+# A desk table's eight columns hold about nine characters each on a 1024 px projector.
+SHOWN_DIGITS = 5
+
+
+def shown_digits(values: Sequence[float]) -> int:
+    """How many significant digits a table of `values` shows: SHOWN_DIGITS, and as many more
+    as the numbers' common part takes, so their differences keep SHOWN_DIGITS (the Large
+    common offset preset's 2000.1257 and 1999.8679 part in the first decimal: eight digits)."""
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    spread = max(values, default=0.0) - min(values, default=0.0)
+    if not finite or not math.isfinite(spread) or spread == 0:
+        return SHOWN_DIGITS
+    extra = max(0, math.floor(math.log10(max(finite))) - math.floor(math.log10(spread)))
+    return min(SHOWN_DIGITS + extra, 17)
+
+
+def short_number(number: float, digits: int) -> str:
+    """`number` to `digits` significant digits, or its exact text when those say it exactly
+    (or round it past the largest float, to a number that cannot be typed back)."""
+    text = f"{number:.{digits}g}"
+    shown = float(text)
+    return format_number(number) if shown == number or math.isinf(shown) else text
 
 
 def _hint(text: str) -> str:

@@ -84,13 +84,25 @@ def cookie(name: str) -> str:
 
 
 def remember(name: str, value: str) -> None:
-    """Set a cookie in this browser (values here are our own tokens and codes)."""
-    age = COOKIE_DAYS * 86400 if value else 0
-    script = (
+    """Keep a cookie in this browser ("" deletes it; values here are our own tokens and codes).
+
+    write_cookies sets it on every full run of the session, not once: a run cut short by a
+    rerun (a student who joins and follows the instructor to another page at once) never
+    delivers its elements, and without the cookie a reconnect would lose the class and vote.
+    """
+    st.session_state["cookies"] = {**st.session_state["cookies"], name: value}
+
+
+def write_cookies() -> None:
+    """Set the cookies this session keeps that its browser did not send when it connected."""
+    script = "".join(
         f"document.cookie = {json.dumps(f'{name}={value}')} + "
-        f"'; path=/; max-age={age}; SameSite=Strict';"
+        f"'; path=/; max-age={COOKIE_DAYS * 86400 if value else 0}; SameSite=Strict';"
+        for name, value in st.session_state["cookies"].items()
+        if cookie(name) != value
     )
-    st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
+    if script:
+        st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
 
 
 def browser_id() -> str:

@@ -73,11 +73,20 @@ def join(code_text: str) -> None:
 
 
 def restore() -> None:
-    """On a session's first run: join from the link, or take back this browser's class."""
+    """On a session's first run: join from the link, or take back this browser's class.
+
+    Marked done only once it is: a first run cut short (a reconnecting tab's queued rerun
+    stops it while the store opens) tries again on the next run, instead of leaving the
+    student out of their class. Joining again is harmless: a member is known by browser.
+    """
     s = st.session_state
-    if s.get("live_restored"):
-        return
-    s["live_restored"] = True
+    if not s.get("live_restored"):
+        _restore()
+        s["live_restored"] = True
+
+
+def _restore() -> None:
+    s = st.session_state
     linked = st.query_params.get(JOIN_PARAM)
     if linked:
         join(linked)

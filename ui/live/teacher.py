@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import segno
 import streamlit as st
 
+from ui.export.download import download
 from ui.live import asking, connect, membership, tally
 from ui.live.rules import ROUNDS, Refused
 from ui.live.store import Status, StoreUnavailable
@@ -91,17 +92,7 @@ def page() -> None:
             icon=":material/lan:",
         )
     _live(me.code, me.secret)
-    st.divider()
-    left, right = st.columns(2)
-    left.download_button(
-        "Download the results (CSV)",
-        data=lambda: tally.results_csv(connect.store().results(me.code, me.secret)),
-        file_name=f"class_{me.code}_results.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    right.button(
+    st.button(
         "End the class", on_click=_act, args=("end",), icon=":material/stop_circle:",
         help=f"Students keep their labs; the class's votes are deleted "
         f"{connect.retention_s() / 3600:g} h after it ends.",
@@ -123,6 +114,7 @@ def _welcome(me: membership.Membership | None) -> None:
 def _live(code: str, secret: str) -> None:
     try:
         status = connect.store().status(code, secret)
+        results = tally.results_csv(connect.store().results(code, secret))
     except Refused as err:
         st.warning(str(err))
         return
@@ -133,6 +125,13 @@ def _live(code: str, secret: str) -> None:
     _ask_controls()
     if status.question is not None:
         _question(status)
+    st.divider()
+    # The file itself, not a function writing it on click: this page reruns every second and a
+    # class keeps the server busy, and a file written on click is one no run holds (see
+    # ui/export/download.py). Unchanged counts give the same file, so a click between two
+    # refreshes still finds it.
+    download(st.container(), "Download the results (CSV)", results,
+             f"class_{code}_results.csv", "text/csv", "download")  # fmt: skip
 
 
 def _ask_controls() -> None:

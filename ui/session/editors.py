@@ -3,7 +3,8 @@
 The tables hold text, not numbers: a browser's number cell rewrites what a student types
 (`1e-3` became -13), while text reaches the server as typed and ui.entry.numbers reads it exactly
 or refuses it. Only the cells the student edited are read, so every other entry keeps its
-exact value whatever the table shows.
+exact value whatever the table shows: the wide table shows numbers to a few significant digits
+(all seventeen were cut mid-number), and a cell committed as it was shown keeps its value.
 
 Each array has two tables, of which the page's style shows one: a row per vector above 640 px,
 and on a phone a row per entry (vector, feature, number), whose three columns fit a 390 px screen
@@ -22,7 +23,7 @@ import streamlit as st
 
 from ui.draw.tables import row_labels
 from ui.entry.errors import listed, literal
-from ui.entry.numbers import format_number, parse_number
+from ui.entry.numbers import format_number, parse_number, short_number, shown_digits
 from ui.server import caps
 
 EDIT_FIELDS = ("edited_rows", "added_rows", "deleted_rows")
@@ -34,11 +35,13 @@ PHONE_EDITABLE = ("value",)
 
 @dataclass(frozen=True)
 class Cell:
-    """One edited cell: its row and column position in the table, and what was typed."""
+    """One edited cell: its row and column position in the table, what was typed, and what the
+    table showed there before."""
 
     row: int
     column: int
     typed: object
+    shown: str
 
 
 def array_editor(
@@ -60,7 +63,7 @@ def array_editor(
     if too_large is not None:
         st.info(too_large)
         return
-    frame, phone = _frames(array, index)
+    frame, phone, digits = _frames(array, index)
     key = f"editor_{name}_{st.session_state['editor_version']}"
     phone_key = f"phone_{key}"
     tables = ((key, frame, None), (phone_key, phone, PHONE_EDITABLE))
@@ -85,10 +88,15 @@ def array_editor(
         if edits is not None and edit_problem(edits, shown, editable) is not None:
             # Streamlit would fail on this message itself: the editor starts again from the array.
             del st.session_state[own]
-    # Narrow columns keep a row of D numbers in view; a cell's editor shows all its digits.
+    # Narrow columns keep a row of D numbers in view.
     narrow = {column: st.column_config.TextColumn(width="small") for column in frame.columns}
     st.data_editor(frame, key=key, width="stretch", column_config=narrow)
     st.data_editor(phone, key=phone_key, width="stretch", column_config=_PHONE_CONFIG)
+    if digits is not None:
+        st.caption(
+            f"Shown to {digits} significant digits; every page computes with all of them (the "
+            "CSV download has them). A cell you edit holds exactly what you type."
+        )
     for problem in problems:
         st.error(problem, icon=":material/error:")
 
@@ -99,22 +107,29 @@ _PHONE_CONFIG = {
 }
 
 
-def _frames(array: np.ndarray, index: list[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """`array` as text in its two tables: one row per vector (or per name of `index`) with one
-    column per feature, and the phone's, one row per entry: the vector's label as the index,
-    then the feature and the number, vector after vector."""
-    rows = np.asarray(array, dtype=np.float64).reshape(-1, array.shape[-1]).tolist()
-    # Formatted row by row: DataFrame.map calls back into pandas for every cell, which cost
-    # twice as much on every rerun of the Inputs page.
-    texts = [[format_number(v) for v in row] for row in rows]
+def _frames(
+    array: np.ndarray, index: list[str] | None
+) -> tuple[pd.DataFrame, pd.DataFrame, int | None]:
+    """`array` as text in its two tables, and the significant digits the first shows where it
+    rounds (None where it shows every number exactly).
+
+    The first has one row per vector (or per name of `index`) and one column per feature, its
+    numbers to shown_digits; the phone's has one row per entry, with room for every digit: the
+    vector's label as the index, then the feature and the number, vector after vector.
+    """
+    flat = np.asarray(array, dtype=np.float64).ravel().tolist()
+    digits = shown_digits(flat)
+    exact = [format_number(v) for v in flat]
+    short = [short_number(v, digits) for v in flat]
+    d = array.shape[-1]
     vectors = tuple(row_labels(array.shape) if index is None else index)
-    labels = _labels(vectors, array.shape[-1])
-    wide = pd.DataFrame(texts, index=labels.vectors, columns=labels.features)
+    labels = _labels(vectors, d)
+    rows = [short[start : start + d] for start in range(0, len(short), d)]
+    wide = pd.DataFrame(rows, index=labels.vectors, columns=labels.features)
     phone = pd.DataFrame(
-        {"feature": labels.entry_features, "value": [text for row in texts for text in row]},
-        index=labels.entry_vectors,
+        {"feature": labels.entry_features, "value": exact}, index=labels.entry_vectors
     )
-    return wide, phone
+    return wide, phone, None if short == exact else digits
 
 
 @dataclass(frozen=True)
@@ -207,11 +222,13 @@ def edited_cells(
     if problem is not None:
         raise ValueError(problem)
     columns = [str(c) for c in frame.columns]
-    return [
-        Cell(_position(row, len(frame)), columns.index(str(column)), typed)
-        for row, changes in (edits.get("edited_rows") or {}).items()
-        for column, typed in changes.items()
-    ]
+    cells = []
+    for row, changes in (edits.get("edited_rows") or {}).items():
+        position = _position(row, len(frame))
+        for column, typed in changes.items():
+            where = columns.index(str(column))
+            cells.append(Cell(position, where, typed, str(frame.iat[position, where])))
+    return cells
 
 
 def table_cells(
@@ -225,7 +242,7 @@ def table_cells(
     cells = edited_cells(edits, shown, editable)
     if editable is None:
         return cells
-    return [Cell(cell.row // d, cell.row % d, cell.typed) for cell in cells]
+    return [Cell(cell.row // d, cell.row % d, cell.typed, cell.shown) for cell in cells]
 
 
 def applied(array: np.ndarray, cells: list[Cell], name: str, frame: pd.DataFrame) -> np.ndarray:
@@ -236,6 +253,8 @@ def applied(array: np.ndarray, cells: list[Cell], name: str, frame: pd.DataFrame
     rows = np.array(array, dtype=np.float64).reshape(len(frame), -1)
     problems = []
     for cell in cells:
+        if cell.typed == cell.shown:
+            continue  # committed as shown: a rounded number must not replace the exact one
         try:
             rows[cell.row, cell.column] = parse_number(cell.typed)
         except ValueError as err:
