@@ -44,6 +44,8 @@ PAGES = {
 }
 # The sidebar's widgets, each a view of a state key (ui.session.state.bound names it w_<key>_).
 SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")
+# The columns of a wide table's phone form (ui/draw/tables.entries_frame).
+PHONE_ENTRIES = ["row", "column", "value"]
 
 
 class TypedField:
@@ -122,9 +124,14 @@ class Lab:
 
     # -- what is shown ------------------------------------------------------------------------
 
+    def desk_tables(self) -> list:
+        """The tables (dataframes and data editors) of the main area as a desk shows them: a
+        wide table's phone form (one row per number) is left out."""
+        return [f for f in self.at.main.dataframe if list(f.value.columns) != PHONE_ENTRIES]
+
     def table(self, index: int = 0) -> np.ndarray:
-        """The values of the index-th table (dataframe or data editor) in the main area."""
-        frames = self.at.main.dataframe
+        """The values of the index-th table in the main area, as a desk shows it."""
+        frames = self.desk_tables()
         assert len(frames) > index, f"only {len(frames)} tables on the page"
         return frames[index].value.to_numpy()
 

@@ -33,10 +33,10 @@ def test_skipping_gamma_changes_the_stepper_and_says_so(lab):
 
 def test_without_beta_the_stepper_shows_no_dbeta(lab):
     lab.open("Stepper").step_to(12)  # backward: dgx, with dbeta beside it
-    tables = len(lab.at.main.dataframe)
+    tables = len(lab.desk_tables())
     _choose(lab, AFFINE, "gamma")
     lab.assert_clean()
-    assert len(lab.at.main.dataframe) == tables - 1
+    assert len(lab.desk_tables()) == tables - 1
     lab.step_to(10)  # forward: out = gx, without beta
     assert any("out = gx  (no beta)" in text for text in _infos(lab)), _infos(lab)
 

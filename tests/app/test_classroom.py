@@ -76,7 +76,7 @@ def _expected_answer(lab) -> str:
 
 def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
     _quiz_on(lab, GAMMA_STEP)
-    assert len(lab.at.main.dataframe) == 0
+    assert len(lab.desk_tables()) == 0
     assert not [m for m in lab.at.main.metric if "analytic vs numerical" in m.label]
     radio = lab.at.main.radio(key=f"guess_{GAMMA_STEP}")
     assert radio.value is None
@@ -86,12 +86,12 @@ def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
     radio.set_value(_expected_answer(lab))
     lab.run()
     assert not _reveal_button(lab).disabled
-    assert len(lab.at.main.dataframe) == 0, "a guess alone reveals the table"
+    assert len(lab.desk_tables()) == 0, "a guess alone reveals the table"
 
     lab.click("Reveal")
     lab.assert_clean()
     assert GAMMA_STEP in lab.state["revealed"]
-    assert len(lab.at.main.dataframe) > 0
+    assert len(lab.desk_tables()) > 0
     (success,) = lab.at.main.success
     assert success.value.startswith(f"Right: {_expected_answer(lab)}")
     assert lab.at.main.metric[0].label == "dnormalized_x: analytic vs numerical"
@@ -109,7 +109,7 @@ def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):
     errors = lab.errors("main")
     assert len(errors) == 1, errors
     assert f"the answer is {right}" in errors[0], errors[0]
-    assert len(lab.at.main.dataframe) > 0
+    assert len(lab.desk_tables()) > 0
 
 
 def test_a_revealed_step_stays_revealed_and_the_next_asks_again(lab):
@@ -119,21 +119,21 @@ def test_a_revealed_step_stays_revealed_and_the_next_asks_again(lab):
     lab.click("Reveal")
     lab.click("Next")
     assert lab.state["step"] == GAMMA_STEP + 1
-    assert len(lab.at.main.dataframe) == 0
+    assert len(lab.desk_tables()) == 0
     assert _reveal_button(lab).disabled
     lab.click("Prev")
-    assert len(lab.at.main.dataframe) > 0  # step 11 was revealed already
+    assert len(lab.desk_tables()) > 0  # step 11 was revealed already
 
 
 def test_quiz_asks_on_forward_steps_too_and_then_shows_the_node(lab):
     _quiz_on(lab, 3)
-    assert len(lab.at.main.dataframe) == 0
+    assert len(lab.desk_tables()) == 0
     radio = lab.at.main.radio(key="guess_3")
     radio.set_value(radio.options[0])
     lab.run()
     lab.click("Reveal")
     lab.assert_no_exception()
-    assert len(lab.at.main.dataframe) == 1
+    assert len(lab.desk_tables()) == 1
 
 
 @pytest.mark.parametrize("guess_right", [True, False])
@@ -165,7 +165,7 @@ def test_on_a_merge_step_the_question_asks_which_path_dominates(lab, guess_right
         (error,) = lab.errors("main")
         assert f"the answer is {right}" in error
     # Revealed: both contributions and their sum, then dx_sm.
-    assert len(lab.at.main.dataframe) >= 2
+    assert len(lab.desk_tables()) >= 2
 
 
 # -- nothing on screen answers the question before its reveal ---------------------------------

@@ -191,7 +191,7 @@ def test_every_export_gives_the_steppers_numbers_with_the_views_options(
     lab.assert_clean()
     # The result panel ends the page: dx of the chosen token (per sequence: its whole
     # sequence), then the table of dgamma and dbeta unless the layer applies neither.
-    frames = [frame.value for frame in lab.at.main.dataframe]
+    frames = [frame.value for frame in lab.desk_tables()]
     shown_dx, params = (frames[-2], frames[-1]) if affine != "neither" else (frames[-1], None)
     shown_dx = shown_dx.to_numpy().reshape(-1)
     lab.open("Export and share")

@@ -155,3 +155,25 @@ def test_the_later_edit_of_a_cell_wins_whichever_table_it_was_made_in(lab, first
     lab.run()
     lab.run()
     assert lab.state["x"][0, 0] == 3.0
+
+
+# -- the Stepper's result tables: one row per number on a phone ---------------------------------
+
+
+def test_each_wide_result_table_has_a_phone_table_with_the_same_numbers(lab):
+    lab.open("Stepper").step_to(20)
+    lab.assert_clean()
+    frames = list(lab.at.main.dataframe)
+    wide = [f for f in frames if list(f.value.columns) != ["row", "column", "value"]]
+    phone = [f.value for f in frames if list(f.value.columns) == ["row", "column", "value"]]
+    # dx's contributions (and their sum), the analytic and numerical dx, dx, dgamma and dbeta.
+    assert len(phone) >= 4
+    wider = [f.value for f in wide if f.value.select_dtypes("number").shape[1] > 4]
+    assert len(wider) == len(phone)
+    for table, entries in zip(wider, phone, strict=True):
+        numbers = table.select_dtypes("number")
+        np.testing.assert_array_equal(entries["value"].to_numpy(), numbers.to_numpy().ravel())
+        assert entries["column"].tolist() == [str(c) for c in numbers.columns] * len(table)
+        assert entries["row"].iloc[0].startswith(str(table.index[0]))
+    # A contribution's row names its part, as the wide table's first column does.
+    assert any(" · from x_sm" in label for entries in phone for label in entries["row"])

@@ -31,7 +31,8 @@ _VISIBLE_GRIDS = """
     const holder = g.closest('[data-testid="stElementContainer"]');
     let next = holder.nextElementSibling;
     while (next && next.getBoundingClientRect().height === 0) next = next.nextElementSibling;
-    return {key: [...holder.classList].find(c => c.startsWith('st-key-')) || '',
+    const named = g.closest('[class*="st-key-"]');
+    return {key: named ? [...named.classList].find(c => c.startsWith('st-key-')) : '',
             left: box.left, right: box.right,
             sideways: scroller.scrollWidth - scroller.clientWidth,
             overlap: next ? box.bottom - next.getBoundingClientRect().top : 0};
@@ -240,3 +241,37 @@ def _assert_numbers_whole(tab, name: str) -> list[str]:
     caption = kit.main(tab).get_by_text("significant digits; every page computes with all")
     expect(caption.first).to_be_visible()
     return texts
+
+
+# A grid's sides, how far it scrolls sideways, and the key naming it for the page's style.
+_GRID = """
+(g) => {
+  const box = g.getBoundingClientRect();
+  const scroller = g.querySelector('.dvn-scroller');
+  const named = g.closest('[class*="st-key-"]');
+  return {key: named ? [...named.classList].find(c => c.startsWith('st-key-')) : '',
+          left: box.left, right: box.right,
+          sideways: scroller.scrollWidth - scroller.clientWidth};
+}
+"""
+
+
+@pytest.mark.parametrize("step", [11, 19, 20])
+def test_the_stepper_results_fit_the_phone_one_row_per_number(phone, server, step):
+    # Step 20 shows dx, dgamma and dbeta and the numerical checks; 19 the two contributions
+    # per vector; 11 dout. Eight numbers side by side would run off a 390 px screen.
+    kit.open_page(phone, server, f"stepper?step={step}")
+    expect(kit.main(phone).locator("h2").first).to_contain_text(f"Step {step} of 20")
+    shot = kit.screenshot(phone, f"phone_390x844_stepper_{step}")
+    tables = _visible_tables(phone)
+    keys = []
+    for i in range(tables.count()):
+        table = tables.nth(i)
+        table.scroll_into_view_if_needed()  # glide draws a grid once it is scrolled to
+        expect(table.locator(".dvn-scroller")).to_have_count(1)
+        grid = table.evaluate(_GRID)
+        keys.append(grid["key"])
+        assert grid["left"] >= 0 and grid["right"] <= PHONE["width"], (step, grid, shot)
+        assert grid["sideways"] <= 1, f"step {step}: table {i} scrolls sideways: {grid} ({shot})"
+    assert any(k.startswith("st-key-numbers_phone_") for k in keys), keys
+    assert not any(k.startswith("st-key-numbers_wide_") for k in keys), keys

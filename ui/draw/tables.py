@@ -115,14 +115,58 @@ def _rows_table(content: Content) -> pa.Table:
 DISPLAY_FORMAT = "%.4g"
 
 
+# A 390 px phone shows the row labels and this many numbers side by side; a wider table is also
+# drawn one row per number, and the page's style (ui.session.presenter) shows that one there.
+PHONE_NUMBERS = 4
+NUMBERS_CSS = """
+[class*="st-key-numbers_phone_"] { display: none; }
+@media (max-width: 640px) {
+  [class*="st-key-numbers_wide_"] { display: none; }
+  [class*="st-key-numbers_phone_"] { display: flex; }
+}
+"""
+_ENTRY_COLUMNS = {
+    "row": st.column_config.TextColumn(),  # as wide as its longest label
+    "column": st.column_config.TextColumn(width="small"),
+    "value": st.column_config.NumberColumn(format=DISPLAY_FORMAT),
+}
+
+
 def numbers_table(frame: pd.DataFrame | pa.Table, **kwargs) -> None:
-    """st.dataframe with every number column rounded for display, never cut mid-number."""
+    """st.dataframe with every number column rounded for display, never cut mid-number (on a
+    phone too: see PHONE_NUMBERS)."""
     if isinstance(frame, pa.Table):
         numeric = [f.name for f in frame.schema if pa.types.is_floating(f.type)]
     else:
-        numeric = frame.select_dtypes("number").columns
-    formats = {str(c): st.column_config.NumberColumn(format=DISPLAY_FORMAT) for c in numeric}
-    st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
+        numeric = [str(c) for c in frame.select_dtypes("number").columns]
+    formats = {c: st.column_config.NumberColumn(format=DISPLAY_FORMAT) for c in numeric}
+    if len(numeric) <= PHONE_NUMBERS:
+        st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
+        return
+    # The keys only name the two for the style; a run needs each once, so they count up.
+    drawn = st.session_state["numbers_drawn"] + 1
+    st.session_state["numbers_drawn"] = drawn
+    with st.container(key=f"numbers_wide_{drawn}"):
+        st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
+    entries = entries_frame(frame if isinstance(frame, pd.DataFrame) else frame.to_pandas())
+    with st.container(key=f"numbers_phone_{drawn}"):
+        st.dataframe(entries, width="stretch", column_config=_ENTRY_COLUMNS, hide_index=True)
+
+
+def entries_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` one row per number: its row (the label, with the row's text columns, such as a
+    contribution's part) and column, then the number."""
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    numeric = [c for c in frame.columns if c not in text]
+    parts = [frame.index.astype(str).tolist(), *(frame[c].astype(str).tolist() for c in text)]
+    labels = [" · ".join(names) for names in zip(*parts, strict=True)]
+    return pd.DataFrame(
+        {
+            "row": np.repeat(labels, len(numeric)),
+            "column": np.tile([str(c) for c in numeric], len(labels)),
+            "value": frame[numeric].to_numpy().ravel(),
+        }
+    )
 
 
 def contributions_frame(parts: list[tuple[str, np.ndarray]]) -> pd.DataFrame:

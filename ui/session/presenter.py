@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.draw.audit_view import SUMMARY_CSS
+from ui.draw.tables import NUMBERS_CSS
 from ui.session import state
 from ui.session.editors import PHONE_TABLES_CSS
 
@@ -56,6 +57,7 @@ _STICKY_NAV = """
 # wraps.
 _NO_CLIPPING = """
 .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0.4rem; }
+@media (max-width: 640px) { .katex-display > .katex { font-size: 0.85em; } }
 [data-testid="stHorizontalBlock"]:has(.katex-display) { flex-wrap: wrap; }
 [data-testid="stHorizontalBlock"]:has(.katex-display) > [data-testid="stColumn"] {
   flex: 1 1 24rem; min-width: min(24rem, 100%);
@@ -143,7 +145,7 @@ _TOOLBAR_ROOM = """
 
 _ALWAYS = (
     f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}"
-    f"{PHONE_TABLES_CSS}{SUMMARY_CSS}"
+    f"{PHONE_TABLES_CSS}{SUMMARY_CSS}{NUMBERS_CSS}"
 )
 
 

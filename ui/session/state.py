@@ -188,6 +188,7 @@ SCHEMA: dict[str, Key] = {
     "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),
     "browser_id": Key(None, _D, "this browser's opaque id in live classes (ui/live/connect.py)"),
     "cookies": Key({}, _D, "the cookies this session keeps in its browser, by name"),
+    "numbers_drawn": Key(0, _D, "wide number tables drawn so far: their keys (ui/draw/tables.py)"),
     "live": Key(None, _D, "the live class this browser is in (ui/live/membership.py)"),
     "live_restored": Key(False, _D, "the join link and class cookies were read on the first run"),
     "live_problem": Key("", _D, "why the last class action failed, shown until dismissed"),
