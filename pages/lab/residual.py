@@ -4,7 +4,7 @@ import streamlit as st
 
 from teaching.verdicts import numerical_agreement, resolving_inputs
 from ui.draw.figures import grouped_bars, heatmap
-from ui.draw.tables import rows_table, vectors_table
+from ui.draw.tables import rows_numbers, vectors_numbers
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.lesson.glossary import glossary_expander
@@ -49,7 +49,7 @@ with stops_on_error():
         "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
         "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."
     )
-    st.dataframe(rows_table(parts), width="stretch")
+    rows_numbers(parts)
     if inputs.x.ndim > 1:
         st.plotly_chart(
             heatmap(
@@ -66,5 +66,5 @@ with stops_on_error():
             "lowers it, white where F passes nothing back."
         )
     with st.expander("z = x + F(x) and dz"):
-        st.dataframe(vectors_table(cache.z[index]), width="stretch")
-        st.dataframe(vectors_table(grads.dz[index]), width="stretch")
+        vectors_numbers(cache.z[index])
+        vectors_numbers(grads.dz[index])

@@ -256,13 +256,21 @@ _GRID = """
 """
 
 
-@pytest.mark.parametrize("step", [11, 19, 20])
-def test_the_stepper_results_fit_the_phone_one_row_per_number(phone, server, step):
-    # Step 20 shows dx, dgamma and dbeta and the numerical checks; 19 the two contributions
-    # per vector; 11 dout. Eight numbers side by side would run off a 390 px screen.
-    kit.open_page(phone, server, f"stepper?step={step}")
-    expect(kit.main(phone).locator("h2").first).to_contain_text(f"Step {step} of 20")
-    shot = kit.screenshot(phone, f"phone_390x844_stepper_{step}")
+@pytest.mark.parametrize(
+    ("path", "heading"),
+    [
+        # dx, dgamma and dbeta and the numerical checks; the two contributions per vector; dout.
+        ("stepper?step=20", "Step 20 of 20"),
+        ("stepper?step=19", "Step 19 of 20"),
+        ("stepper?step=11", "Step 11 of 20"),
+        ("residual", "Residual block"),  # the two paths to x and dx, per feature
+    ],
+)
+def test_the_result_tables_fit_the_phone_one_row_per_number(phone, server, path, heading):
+    # Eight numbers side by side would run off a 390 px screen.
+    kit.open_page(phone, server, path)
+    expect(kit.main(phone).locator("h1, h2").filter(has_text=heading)).to_have_count(1)
+    shot = kit.screenshot(phone, f"phone_390x844_{path.replace('?step=', '_')}")
     tables = _visible_tables(phone)
     keys = []
     for i in range(tables.count()):
@@ -271,7 +279,7 @@ def test_the_stepper_results_fit_the_phone_one_row_per_number(phone, server, ste
         expect(table.locator(".dvn-scroller")).to_have_count(1)
         grid = table.evaluate(_GRID)
         keys.append(grid["key"])
-        assert grid["left"] >= 0 and grid["right"] <= PHONE["width"], (step, grid, shot)
-        assert grid["sideways"] <= 1, f"step {step}: table {i} scrolls sideways: {grid} ({shot})"
+        assert grid["left"] >= 0 and grid["right"] <= PHONE["width"], (path, grid, shot)
+        assert grid["sideways"] <= 1, f"{path}: table {i} scrolls sideways: {grid} ({shot})"
     assert any(k.startswith("st-key-numbers_phone_") for k in keys), keys
     assert not any(k.startswith("st-key-numbers_wide_") for k in keys), keys

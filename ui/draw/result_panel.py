@@ -8,7 +8,7 @@ import streamlit as st
 
 import ln_core
 from teaching.verdicts import most_telling, rounding_agreement
-from ui.draw.tables import numbers_table, vectors_frame, vectors_table
+from ui.draw.tables import numbers_table, vectors_frame, vectors_numbers
 from ui.draw.verdict_metric import verdict_metric
 
 CLOSED_FORM = (
@@ -34,7 +34,7 @@ def result_panel(
     st.header("The result: dx, dgamma, dbeta")
     # Full width: a table of D = 8 features needs the page's width to show every column.
     st.caption("dx: how the loss moves with each entry of x (one row per vector)")
-    numbers_table(vectors_table(grads.dx[index]))
+    vectors_numbers(grads.dx[index])
     # A skipped parameter has no gradient; per sequence each has one value per entry of the
     # (L, D) block, shown flattened.
     present = {n: g for n, g in (("dgamma", grads.dgamma), ("dbeta", grads.dbeta)) if g is not None}

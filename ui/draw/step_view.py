@@ -20,7 +20,7 @@ from teaching.steps import Step
 from teaching.verdicts import numerical_agreement, rounding_agreement
 from ui.draw.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE, MERGES
 from ui.draw.graph import draw
-from ui.draw.tables import contributions_frame, numbers_table, vectors_frame, vectors_table
+from ui.draw.tables import contributions_frame, numbers_table, vectors_frame, vectors_numbers
 from ui.draw.verdict_metric import verdict_metric
 
 
@@ -74,7 +74,7 @@ def before_the_root(current: Step, nodes: dict[str, np.ndarray]) -> None:
 def table(array: np.ndarray, caption: str) -> None:
     """An array as one row per vector, under a caption naming it."""
     st.caption(caption)
-    numbers_table(vectors_table(array))
+    vectors_numbers(array)
 
 
 def node_value(current: Step, cache: ln_core.Cache, index: tuple[int, ...]) -> None:

@@ -58,17 +58,9 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
 KEPT_ENTRIES = 4096
 
 
-def vectors_table(array: np.ndarray, column: str = "") -> pa.Table | pd.DataFrame:
-    """vectors_frame(array, column), ready for st.dataframe (as Arrow when it is small)."""
-    array = np.asarray(array)
-    if array.size > KEPT_ENTRIES:
-        return vectors_frame(array, column)
-    return _vectors_table(_content({"array": array}), column)
-
-
 @functools.lru_cache(maxsize=128)
-def _vectors_table(content: Content, column: str) -> pa.Table:
-    return pa.Table.from_pandas(vectors_frame(_arrays(content)["array"], column))
+def _vectors_table(content: Content) -> pa.Table:
+    return pa.Table.from_pandas(vectors_frame(_arrays(content)["array"]))
 
 
 # Named arrays as a cache key: each name with its bytes, dtype and shape.
@@ -89,7 +81,7 @@ def _arrays(content: Content) -> dict[str, np.ndarray]:
 
 def columns_table(columns: dict[str, np.ndarray], index: tuple[str, ...]) -> pa.Table:
     """A table of named 1-D columns with these row labels, as Arrow, converted once per content
-    (as vectors_table; its callers show one number per vector or feature, a few thousand at
+    (as vectors_numbers; its callers show one number per vector or feature, a few thousand at
     most, so every table is kept)."""
     return _columns_table(_content({name: np.ravel(c) for name, c in columns.items()}), index)
 
@@ -99,15 +91,25 @@ def _columns_table(content: Content, index: tuple[str, ...]) -> pa.Table:
     return pa.Table.from_pandas(pd.DataFrame(_arrays(content), index=list(index)))
 
 
-def rows_table(rows: dict[str, np.ndarray]) -> pa.Table:
-    """One row per named array (its entries as columns 0, 1, ...), as Arrow, converted once per
-    content (as columns_table; its callers show one vector per row)."""
-    return _rows_table(_content({name: np.ravel(row) for name, row in rows.items()}))
+def rows_numbers(rows: dict[str, np.ndarray]) -> None:
+    """numbers_table of one row per named array (its entries as columns 0, 1, ...), both its
+    forms converted to Arrow once per content (its callers show one vector per row)."""
+    content = _content({name: np.ravel(row) for name, row in rows.items()})
+    numbers_table(_rows_table(content), _rows_entries(content))
+
+
+def _rows_frame(content: Content) -> pd.DataFrame:
+    return pd.DataFrame(_arrays(content)).T
 
 
 @functools.lru_cache(maxsize=128)
 def _rows_table(content: Content) -> pa.Table:
-    return pa.Table.from_pandas(pd.DataFrame(_arrays(content)).T)
+    return pa.Table.from_pandas(_rows_frame(content))
+
+
+@functools.lru_cache(maxsize=128)
+def _rows_entries(content: Content) -> pa.Table:
+    return pa.Table.from_pandas(entries_frame(_rows_frame(content)), preserve_index=False)
 
 
 # Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
@@ -132,9 +134,28 @@ _ENTRY_COLUMNS = {
 }
 
 
-def numbers_table(frame: pd.DataFrame | pa.Table, **kwargs) -> None:
+def vectors_numbers(array: np.ndarray) -> None:
+    """numbers_table of an array as one row per vector, both its forms converted to Arrow once
+    per content (see KEPT_ENTRIES; larger arrays each time)."""
+    array = np.asarray(array)
+    if array.size > KEPT_ENTRIES:
+        numbers_table(vectors_frame(array))
+        return
+    content = _content({"array": array})
+    numbers_table(_vectors_table(content), _vectors_entries(content))
+
+
+@functools.lru_cache(maxsize=128)
+def _vectors_entries(content: Content) -> pa.Table:
+    entries = entries_frame(vectors_frame(_arrays(content)["array"]))
+    return pa.Table.from_pandas(entries, preserve_index=False)
+
+
+def numbers_table(
+    frame: pd.DataFrame | pa.Table, entries: pd.DataFrame | pa.Table | None = None, **kwargs
+) -> None:
     """st.dataframe with every number column rounded for display, never cut mid-number (on a
-    phone too: see PHONE_NUMBERS)."""
+    phone too: see PHONE_NUMBERS). `entries`: the frame's entries_frame, where it is kept."""
     if isinstance(frame, pa.Table):
         numeric = [f.name for f in frame.schema if pa.types.is_floating(f.type)]
     else:
@@ -148,7 +169,8 @@ def numbers_table(frame: pd.DataFrame | pa.Table, **kwargs) -> None:
     st.session_state["numbers_drawn"] = drawn
     with st.container(key=f"numbers_wide_{drawn}"):
         st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
-    entries = entries_frame(frame if isinstance(frame, pd.DataFrame) else frame.to_pandas())
+    if entries is None:
+        entries = entries_frame(frame if isinstance(frame, pd.DataFrame) else frame.to_pandas())
     with st.container(key=f"numbers_phone_{drawn}"):
         st.dataframe(entries, width="stretch", column_config=_ENTRY_COLUMNS, hide_index=True)
 
