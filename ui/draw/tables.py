@@ -29,8 +29,8 @@ def _row_labels(leading: tuple[int, ...]) -> pd.Index:
 
 
 @functools.lru_cache(maxsize=256)
-def _columns(prefix: str, count: int) -> pd.Index:
-    return pd.Index([f"{prefix}{j}" for j in range(count)])
+def _columns(count: int) -> pd.Index:
+    return pd.Index([str(j) for j in range(count)])
 
 
 @functools.lru_cache(maxsize=256)
@@ -38,7 +38,7 @@ def _entry_labels(shape: tuple[int, ...]) -> pd.Index:
     return pd.Index([str(i) for i in np.ndindex(shape)])
 
 
-def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
+def vectors_frame(array: np.ndarray) -> pd.DataFrame:
     """A DataFrame with one row per vector and one column per entry of the last axis.
 
     array: (D,), (N, D) or (B, L, D); a reduced node such as (N, 1) gives one column.
@@ -47,7 +47,7 @@ def vectors_frame(array: np.ndarray, column: str = "") -> pd.DataFrame:
     rows = array.reshape(-1, array.shape[-1]) if array.ndim else array.reshape(1, 1)
     labels = row_labels(array.shape)
     index = labels if rows.shape[0] == len(labels) else None
-    return pd.DataFrame(rows, columns=_columns(column, rows.shape[1]), index=index)
+    return pd.DataFrame(rows, columns=_columns(rows.shape[1]), index=index)
 
 
 # Streamlit sends a table as Arrow, and converting a small DataFrame to Arrow costs more than
