@@ -6,18 +6,15 @@ Fresh app processes behind HAProxy (deploy/replicas.py) share one SQLite store i
 folder. The instructor (one websocket session, as a browser would drive it) starts a class on
 the Class page and opens the Stepper; every student opens the join link (?join=CODE) at a
 random moment within --join-window s of the first, then does what a browser does with the
-page's timed fragment: reruns it every run_every seconds. The instructor clicks Next every
---step-every s (--steps times) as a browser sends it (a rerun of the Stepper's fragment), and
-their tab's timer reruns the fragment that publishes the view: a student has followed a step
-when a run of theirs shows the step's heading; the delay is from the instructor's click to the
-end of that run. Then the instructor asks the step's question; each student votes at a random
-moment within --vote-window s (radio, then Vote, each a rerun of the fragment it sits in, as a
-browser sends them) and one in ten sends the same vote message again. A vote is acknowledged
-when the run its click started shows "Your vote is counted". Besides the app processes' CPU,
-the driver's own (it shares the machine) and the load average are reported. At the end the
-store's counts are compared with the acknowledged votes: lost (acknowledged, not counted) and
-double-counted votes must be 0. Results go to bench/results/class_<R>.json; the exit status is
-1 if a goal was missed.
+class bar: reruns its fragment every run_every seconds. The instructor clicks Next every
+--step-every s (--steps times): a student has followed a step when a run of theirs shows it
+(the URL the app wrote carries step=N); the delay is from the instructor's click to that run's
+end. Then the instructor asks the step's question; each student votes at a random moment
+within --vote-window s (radio + Vote in the bar's fragment, as a click sends them) and one in
+ten sends the same vote message again. A vote is acknowledged when the run it started shows
+"Your vote is counted". At the end the store's counts are compared with the acknowledged votes:
+lost (acknowledged, not counted) and double-counted votes must be 0. Results go to
+bench/results/class_<R>.json; the exit status is 1 if a goal was missed.
 """
 
 from __future__ import annotations
@@ -36,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import create_engine, func, select
 
 from bench.bench_load import percentile, tree_cpu_seconds
-from bench.results import RESULTS_DIR, table, write_result
+from bench.results import table, write_result
 from bench.ws_client import ProtocolError, RunResult, Session, widget_state
 from deploy.replicas import Replicas
 from ui.live.schema import classes, questions, rounds, votes
@@ -44,7 +41,6 @@ from ui.live.schema import classes, questions, rounds, votes
 GOALS = {"follow p95": 1000.0, "vote ack p95": 500.0}
 CODE = re.compile(r"Join code: `(\w{4})-(\w{4})`")
 STEP = re.compile(r"(?:^|&)step=(\d+)")
-HEADING = re.compile(r"Step (\d+) of \d+ ·")  # the Stepper's heading: the step on screen
 
 
 @dataclass(frozen=True)
@@ -64,15 +60,13 @@ class Tally:
 
     joins_ms: list[float] = field(default_factory=list)
     join_spread_s: float = 0.0
-    follow_ms: list[float] = field(default_factory=list)  # to the step's heading arriving
-    follow_run_ms: list[float] = field(default_factory=list)  # to the end of that run
+    follow_ms: list[float] = field(default_factory=list)
     follow_missed: int = 0
     vote_ms: list[float] = field(default_factory=list)
     acknowledged: Counter[int] = field(default_factory=Counter)
     replays: int = 0
     replays_refused: int = 0
-    polls: int = 0  # runs of the watcher's timer
-    catch_ups: int = 0  # of which turned into a run of the whole app
+    polls: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     first_errors: list[str] = field(default_factory=list)
 
@@ -99,12 +93,12 @@ def parse_options(argv: list[str] | None = None) -> Options:
 
 
 class Student:
-    """One student's tab: joins, runs the watcher's timer like a browser, follows, votes once."""
+    """One student's tab: joins, polls the class bar like a browser, follows, votes once."""
 
     def __init__(self, port: int, rng: random.Random, options: Options, tally: Tally) -> None:
         self.session = Session(port, timeout=options.timeout)
         self.rng, self.options, self.tally = rng, options, tally
-        self.watcher = ""  # the fragment the browser reruns on a timer
+        self.bar = ""
         self.seen_steps: set[int] = set()
         self.vote_at: float | None = None
         self.voted = False
@@ -113,36 +107,32 @@ class Student:
         await asyncio.sleep(delay)
         await self.session.connect()
         result = await self.session.rerun("", query_string=f"join={code}")
-        self.watcher = next(iter(self.session.auto_reruns), "")
-        if not self.watcher:
-            raise ProtocolError("no_watcher", "the join run started no timed fragment")
+        self.bar = next(iter(self.session.auto_reruns), "")
+        if not self.bar:
+            raise ProtocolError("no_class_bar", "the join run started no polling fragment")
         self.look(result, {})
         return result.latency_ms
 
     def look(self, result: RunResult, published: dict[int, float]) -> None:
-        """What a run put on the screen: the step heading the lab shows (a followed step)."""
-        found = next((m for m in map(HEADING.match, result.texts) if m), None)
+        """What a run showed: the step the lab is on (a followed step), the question."""
+        found = STEP.search(result.query_string)
         if found is not None:
             number = int(found.group(1))
             if number in published and number not in self.seen_steps:
-                clicked = published[number]
-                shown = result.arrived[found.string]
-                self.tally.follow_ms.append((shown - clicked) * 1000)
-                self.tally.follow_run_ms.append((time.monotonic() - clicked) * 1000)
+                self.tally.follow_ms.append((time.monotonic() - published[number]) * 1000)
             self.seen_steps.add(number)
 
     async def poll_until(self, stop: asyncio.Event, published: dict[int, float]) -> None:
-        interval = self.session.auto_reruns.get(self.watcher, 0.5)
+        interval = self.session.auto_reruns.get(self.bar, 0.5)
         while not stop.is_set():
             started = time.monotonic()
             try:
                 due = self.vote_at is not None and not self.voted and started >= self.vote_at
-                if due and "Your answer" in self.session.shown:
+                if due and "Your answer" in self.session.widgets:
                     await self.vote()
                 else:
-                    result = await self.session.rerun(fragment_id=self.watcher)
+                    result = await self.session.rerun(fragment_id=self.bar)
                     self.tally.polls += 1
-                    self.tally.catch_ups += not result.fragment_run
                     self.look(result, published)
             except ProtocolError as exc:
                 self.tally.failed(exc)
@@ -151,15 +141,13 @@ class Student:
             await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
 
     async def vote(self) -> None:
-        radio = self.session.shown["Your answer"]
+        radio = self.session.widgets["Your answer"]
         option = self.rng.randrange(len(radio.proto.options))
         choice = widget_state(radio, radio.proto.options[option])
-        # As in a browser: choosing enables Vote (a rerun of the bar's fragment), then Vote is
-        # clicked (another); the vote is acknowledged when that run shows it counted.
-        await self.session.rerun(fragment_id=radio.fragment_id, widget_states=[choice])
-        button = self.session.shown["Vote"]
-        states = [choice, widget_state(button, True)]
-        result = await self.session.rerun(fragment_id=button.fragment_id, widget_states=states)
+        # As in a browser: choosing enables Vote (a rerun of the bar), then Vote is clicked.
+        await self.session.rerun(fragment_id=self.bar, widget_states=[choice])
+        states = [choice, widget_state(self.session.widgets["Vote"], True)]
+        result = await self.session.rerun(fragment_id=self.bar, widget_states=states)
         if not any("Your vote is counted" in t for t in result.texts):
             raise ProtocolError("vote_not_acknowledged", " | ".join(result.alerts)[:200])
         self.voted = True
@@ -167,69 +155,30 @@ class Student:
         self.tally.acknowledged[option] += 1
         if self.rng.random() < 0.1:  # the same message again, as a replaying client would
             self.tally.replays += 1
-            again = await self.session.rerun(fragment_id=button.fragment_id, widget_states=states)
+            again = await self.session.rerun(fragment_id=self.bar, widget_states=states)
             if any("already voted" in a or "counted" in a for a in again.texts):
                 self.tally.replays_refused += 1
 
 
-class Teacher:
-    """The instructor's tab: opens pages, clicks, and reruns the page's timed fragments (the
-    one that publishes the view to the class) on their timers, as a browser does."""
-
-    def __init__(self, port: int, options: Options, tally: Tally) -> None:
-        self.session = Session(port, timeout=options.timeout)
-        self.tally = tally
-        self.turn = asyncio.Lock()  # one run at a time on the tab's websocket
-        self.timers: dict[str, float] = {}
-
-    async def open(self, page: str) -> RunResult:
-        async with self.turn:
-            self.session.auto_reruns.clear()
-            result = await self.session.rerun(page, query_string="")
-            self.timers = dict(self.session.auto_reruns)
-            return result
-
-    async def click(self, label: str) -> RunResult:
-        """Click a button: its fragment reruns alone when it is in one (the Stepper's Next)."""
-        async with self.turn:
-            widget = self.session.shown.get(label)
-            if widget is None:
-                raise ProtocolError("missing_widget", f"{label!r} on {self.session.current_page!r}")
-            return await self.session.rerun(
-                None, [widget_state(widget, True)], fragment_id=widget.fragment_id
-            )
-
-    async def keep_timers(self, stop: asyncio.Event) -> None:
-        due: dict[str, float] = {}
-        while not stop.is_set():
-            for fragment, interval in list(self.timers.items()):
-                now = time.monotonic()
-                if now < due.setdefault(fragment, now + interval):
-                    continue
-                due[fragment] = now + interval
-                try:
-                    async with self.turn:
-                        if fragment in self.timers:  # not gone with a page switch
-                            await self.session.rerun(fragment_id=fragment)
-                except ProtocolError as exc:
-                    self.tally.failed(exc)
-            await asyncio.sleep(0.01)
+async def teacher_click(teacher: Session, label: str) -> RunResult:
+    widget = teacher.widgets.get(label)
+    if widget is None:
+        raise ProtocolError("missing_widget", f"{label!r} on {teacher.current_page!r}")
+    return await teacher.rerun(None, [widget_state(widget, True)])
 
 
 async def run_class(port: int, pids: list[int], db_url: str, options: Options) -> dict:
     tally = Tally()
-    teacher = Teacher(port, options, tally)
-    await teacher.session.connect()
-    await teacher.open("class")
-    started = await teacher.click("Start a class")
+    teacher = Session(port, timeout=options.timeout)
+    await teacher.connect()
+    await teacher.rerun("class", query_string="")
+    started = await teacher_click(teacher, "Start a class")
     found = next((CODE.search(t) for t in started.texts if CODE.search(t)), None)
     if found is None:
         raise ProtocolError("no_class", " | ".join(started.alerts)[:300])
     code = found.group(1) + found.group(2)
-    await teacher.open("stepper")  # published: step 1 on the Stepper
-    stop = asyncio.Event()
-    timers = asyncio.create_task(teacher.keep_timers(stop))
-    cpu_before, driver_before = tree_cpu_seconds(pids), time.process_time()
+    await teacher.rerun("stepper", query_string="")  # published: step 1 on the Stepper
+    cpu_before = tree_cpu_seconds(pids)
     rngs = [random.Random(i) for i in range(options.students)]
     students = [Student(port, rng, options, tally) for rng in rngs]
     delays = sorted(rng.uniform(0, options.join_window) for rng in rngs)
@@ -245,38 +194,36 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
             raise outcome
         else:
             tally.joins_ms.append(outcome)
-    polling = [s for s in students if s.watcher]
+    polling = [s for s in students if s.bar]
+    stop = asyncio.Event()
     published: dict[int, float] = {}
     pollers = [asyncio.create_task(s.poll_until(stop, published)) for s in polling]
     await asyncio.sleep(2.0)  # every lab on the Stepper at step 1
     for step in range(2, options.steps + 2):
-        # Timed from the click: the view reaches the class when the instructor's tab next
-        # publishes it, as in a browser, and students may see it before the click's run ends.
+        # Timed from the click: students may see the step before the instructor's run ends.
         clicked = published[step] = time.monotonic()
-        result = await teacher.click("Next")
+        result = await teacher_click(teacher, "Next")
         if STEP.search(result.query_string).group(1) != str(step):
             raise ProtocolError("no_effect", f"Next did not reach step {step}")
         await asyncio.sleep(max(0.0, options.step_every - (time.monotonic() - clicked)))
-    await teacher.open("class")
+    await teacher.rerun("class", query_string="")
     asked = time.monotonic()
-    await teacher.click("Ask")
+    await teacher_click(teacher, "Ask")
     for s in polling:
         s.vote_at = asked + s.rng.uniform(0, options.vote_window)
     deadline = asked + options.vote_window + options.timeout
     while time.monotonic() < deadline and not all(s.voted for s in polling):
         await asyncio.sleep(0.5)
     stop.set()
-    await asyncio.gather(timers, *pollers)
+    await asyncio.gather(*pollers)
     cpu = tree_cpu_seconds(pids) - cpu_before
-    driver_cpu = time.process_time() - driver_before
-    await asyncio.gather(teacher.session.close(), *(s.session.close() for s in students))
+    await asyncio.gather(teacher.close(), *(s.session.close() for s in students))
     tally.follow_missed = sum(1 for s in polling for n in published if n not in s.seen_steps)
     counted = counted_votes(db_url, code)
     lost = sum(max(0, n - counted.get(k, 0)) for k, n in tally.acknowledged.items())
     double = sum(max(0, n - tally.acknowledged.get(k, 0)) for k, n in counted.items())
     return {"tally": tally, "lost": lost, "double": double, "counted": sum(counted.values()),
-            "cpu_s": cpu, "driver_cpu_s": driver_cpu, "seconds": time.monotonic() - began,
-            "not_voted": sum(1 for s in polling if not s.voted)}  # fmt: skip
+            "cpu_s": cpu, "not_voted": sum(1 for s in polling if not s.voted)}  # fmt: skip
 
 
 def counted_votes(db_url: str, code: str) -> Counter[int]:
@@ -303,19 +250,12 @@ def main(argv: list[str] | None = None) -> int:
         db_url = f"sqlite:///{folder}/classes.sqlite3"
         with Replicas(options.replicas, env={"LNLAB_CLASS_DB": db_url}) as group:
             out = asyncio.run(run_class(group.port, group.app_pids, db_url, options))
-            if out["tally"].errors:  # the apps' own account of what went wrong
-                RESULTS_DIR.mkdir(exist_ok=True)
-                log = RESULTS_DIR / f"class_{options.replicas}.log"
-                log.write_text(group.logs())
-                print(f"errors: the app processes' logs are in {log}")
     tally: Tally = out["tally"]
     errors = sum(tally.errors.values())
     if not (tally.follow_ms and tally.vote_ms and tally.joins_ms):
         print("nothing to measure:", tally.errors, *tally.first_errors, sep="\n  ")
         return 1
-    # Judged when the whole step is on screen: its heading comes first, the rest of the page
-    # (still the old step's, greyed) until the run ends.
-    follow_p95 = percentile(tally.follow_run_ms, 95)
+    follow_p95 = percentile(tally.follow_ms, 95) if tally.follow_ms else float("nan")
     vote_p95 = percentile(tally.vote_ms, 95) if tally.vote_ms else float("nan")
     met = (
         out["lost"] == 0 and out["double"] == 0 and errors == 0 and tally.follow_missed == 0
@@ -327,23 +267,16 @@ def main(argv: list[str] | None = None) -> int:
         ["students joined", f"{len(tally.joins_ms)} of {options.students}, within "
          f"{tally.join_spread_s:.1f} s (slowest first page {max(tally.joins_ms) / 1000:.1f} s)",
          "all within 10 s of each other"],
-        ["follow delay p50 / p95: the run that shows the step ended",
-         f"{statistics.median(tally.follow_run_ms):.0f} / {follow_p95:.0f} ms "
-         f"({len(tally.follow_run_ms)} updates, {tally.follow_missed} missed)", "p95 < 1000 ms"],
-        ["follow delay p50 / p95: the step's heading arrived",
-         f"{statistics.median(tally.follow_ms):.0f} / "
-         f"{percentile(tally.follow_ms, 95):.0f} ms", ""],
+        ["follow delay p50 / p95", f"{statistics.median(tally.follow_ms):.0f} / "
+         f"{follow_p95:.0f} ms ({len(tally.follow_ms)} updates, {tally.follow_missed} missed)",
+         "p95 < 1000 ms"],
         ["vote acknowledged p50 / p95", f"{statistics.median(tally.vote_ms):.0f} / "
          f"{vote_p95:.0f} ms ({len(tally.vote_ms)} votes)", "p95 < 500 ms"],
         ["votes lost / double-counted", f"{out['lost']} / {out['double']} "
          f"(counted {out['counted']}, acknowledged {sum(tally.acknowledged.values())}; "
          f"{tally.replays} replayed, {tally.replays_refused} refused)", "0 / 0"],
         ["errors", f"{errors}" + "".join(f", {k} {n}" for k, n in tally.errors.items()), "0"],
-        ["watcher looks (of which turned into a full run)",
-         f"{tally.polls} ({tally.catch_ups})", ""],
-        ["CPU over the class: the app processes; this driver",
-         f"{out['cpu_s']:.0f} s; {out['driver_cpu_s']:.0f} s (in {out['seconds']:.0f} s)", ""],
-        ["load average at the start; at the end", f"{load:.1f}; {os.getloadavg()[0]:.1f}", ""],
+        ["class bar polls; app CPU", f"{tally.polls}; {out['cpu_s']:.0f} s", ""],
     ]  # fmt: skip
     for line in rows:
         print(" | ".join(line))

@@ -8,13 +8,12 @@ API:
     session = Session(port, timeout=30.0)       # host is always 127.0.0.1
     await session.connect()                      # or: async with Session(port) as session:
     result = await session.rerun("inputs", query_string="d=16&seed=3")
-    result.widgets["Random seed"]                # label -> Widget(type, proto, fragment_id)
+    result.widgets["Random seed"]                # label -> Widget(type, proto)
     result.alerts, result.texts                  # alert bodies; markdown / alert text
     result.query_string                          # what the app wrote into the URL
     result.page                                  # url path of the page that ran ("" = home)
     await session.rerun("inputs", [widget_state(w, 7)])   # change a widget
     session.auto_reruns                          # fragment id -> interval s (st.fragment run_every)
-    session.shown                                # every widget on screen, kept as a browser does
     await session.rerun(fragment_id=fid)         # what the browser sends every interval
     await session.close()
     run_blocking(main())                         # from code that may sit in an event loop
@@ -69,13 +68,10 @@ class ProtocolError(Exception):
 
 @dataclass(frozen=True)
 class Widget:
-    """One widget element of a run: its element type ("slider", "number_input", ...), proto,
-    and the fragment it was drawn in ("" outside any): a browser reruns that fragment alone
-    when the widget changes."""
+    """One widget element of a run: its element type ("slider", "number_input", ...) and proto."""
 
     type: str
     proto: Any
-    fragment_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,10 +86,6 @@ class RunResult:
     texts: list[str]  # markdown, headings and alert bodies, in order
     page: str  # url path of the page that ran ("" for the default page)
     query_string: str  # the URL's query string as the app left it
-    fragment_run: bool = False  # only fragments ran (not turned into a full run)
-    # text -> time.monotonic() when it first arrived: a browser shows an element as it comes,
-    # before the run ends
-    arrived: dict[str, float] = field(default_factory=dict)
 
 
 def widget_state(widget: Widget, value: Any) -> WidgetState:
@@ -139,9 +131,6 @@ class Session:
     query_string: str = ""
     connects: int = 0
     auto_reruns: dict[str, float] = field(default_factory=dict)  # fragment id -> interval s
-    # label -> Widget of what the tab shows: a full run replaces it all, a fragment run only
-    # that fragment's widgets (the browser keeps the rest of the page).
-    shown: dict[str, Widget] = field(default_factory=dict)
 
     async def __aenter__(self) -> Session:
         await self.connect()
@@ -209,13 +198,7 @@ class Session:
         )
         started = time.perf_counter()
         await self._send(msg)
-        result = await self._read_run(page, query, started)
-        if result.fragment_run:
-            kept = {k: w for k, w in self.shown.items() if w.fragment_id != fragment_id}
-            self.shown = {**kept, **result.widgets}
-        else:
-            self.shown = dict(result.widgets)
-        return result
+        return await self._read_run(page, query, started)
 
     async def _send(self, msg: BackMsg) -> None:
         try:
@@ -245,7 +228,6 @@ class Session:
         widgets: dict[str, Widget] = {}
         alerts: list[str] = []
         texts: list[str] = []
-        arrived: dict[str, float] = {}
         problems: list[ProtocolError] = []
         ran_hash = ""
         count = nbytes = 0
@@ -255,11 +237,7 @@ class Session:
             nbytes += size
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                self._read_element(
-                    fwd.delta.new_element, fwd.delta.fragment_id, widgets, alerts, texts, problems
-                )
-                if texts:
-                    arrived.setdefault(texts[-1], time.monotonic())
+                self._read_element(fwd.delta.new_element, widgets, alerts, texts, problems)
             elif kind == "navigation":
                 nav = fwd.navigation
                 self.pages = {p.url_pathname: p.page_script_hash for p in nav.app_pages}
@@ -281,16 +259,11 @@ class Session:
                 if problems:
                     raise problems[0]
                 latency_ms = (time.perf_counter() - started) * 1000
-                fragment_run = status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
-                return RunResult(
-                    latency_ms, count, nbytes, widgets, alerts, texts, ran, query, fragment_run,
-                    arrived,
-                )  # fmt: skip
+                return RunResult(latency_ms, count, nbytes, widgets, alerts, texts, ran, query)
 
     @staticmethod
     def _read_element(
         element: Any,
-        fragment_id: str,
         widgets: dict[str, Widget],
         alerts: list[str],
         texts: list[str],
@@ -306,4 +279,4 @@ class Session:
         elif element_type in ("markdown", "heading"):
             texts.append(body.body)
         if getattr(body, "id", "") and getattr(body, "label", ""):
-            widgets[body.label] = Widget(element_type, body, fragment_id)
+            widgets[body.label] = Widget(element_type, body)

@@ -20,7 +20,6 @@ from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
-from ui.live import follow
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state, step_nav
 from ui.session.picker import pick_vector
@@ -37,12 +36,10 @@ introduction = st.container() if not s["presenter"] else None
 @st.fragment
 def stepper() -> None:
     """One step. Its controls rerun only this part of the page, not the sidebar."""
-    # A rerun of this fragment alone skips app.py, which writes the link on full runs (and
-    # sends an instructor's view to their class: a step moved here reaches students now). The
+    # A rerun of this fragment alone skips app.py, which writes the link on full runs. The
     # widgets below change the state only through callbacks, which run before this: the view
     # stays the same through the run, for the notebooks' link too.
     view = share.write_link()
-    follow.publish("stepper")
     current = step_nav.navigation()
     presenter.keyboard()
     # An error ends this step only: the guide at the foot of the page stays.

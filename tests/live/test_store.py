@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from sqlalchemy import insert, select
 from ui.live import rules
 from ui.live.rules import Limits, Refused
 from ui.live.schema import rounds, votes
-from ui.live.store import Asked, Stage, Store, StoreUnavailable
+from ui.live.store import Asked, Store, StoreUnavailable
 
 VOTER = Path(__file__).with_name("voter.py")
 ASKED = Asked("Step 1", "What is sample_mean?", ("0.5", "1.0", "-2"), 1, "It is the mean: 1.0.")
@@ -234,50 +233,6 @@ def test_follow_state_is_what_the_instructor_published_last(store):
     assert store.publish(started.code, started.secret, "jacobian", "step=3") == 2
     follow = store.poll(started.code, browser(1)).follow
     assert (follow.version, follow.page, follow.query) == (2, "jacobian", "step=3")
-
-
-def test_a_glance_is_the_follow_state_and_a_stage_that_only_grows(store, clock):
-    """What each student's watcher reads many times a second: one query, and each instructor
-    action makes the stage greater, so a screen is out of date exactly when its stage is less."""
-    started = store.start_class()
-    code, secret = started.code, started.secret
-    store.join(code, browser(0))
-    first = store.glance(code)
-    assert first.stage == Stage(0, 0, False, False) and first.follow.version == 0
-    store.publish(code, secret, "stepper", "step=2")
-    assert store.glance(code).follow == store.poll(code, browser(0)).follow
-    stages = [first.stage]
-    qid = store.ask(code, secret, ASKED)
-    stages.append(store.glance(code).stage)
-    store.reveal(code, secret, qid, 1)
-    stages.append(store.glance(code).stage)
-    store.vote_again(code, secret, qid, 1)
-    stages.append(store.glance(code).stage)
-    second = store.ask(code, secret, ASKED)
-    stages.append(store.glance(code).stage)
-    store.end(code, secret)
-    stages.append(store.glance(code).stage)
-    assert stages == sorted(set(stages)), stages  # each strictly greater than the one before
-    assert stages[-2] == Stage(second, 1, False, False) and stages[-1].ended
-    # The bar's own look (poll) names the same stage as the watcher's glance.
-    assert store.poll(code, browser(0)).stage == stages[-1]
-    with pytest.raises(Refused, match="no longer there"):
-        store.glance("ZZZZZZZZ")
-
-
-def test_a_process_shares_a_recent_glance_and_looks_again_after_max_age(store):
-    started = store.start_class()
-    shared = store.glance(started.code, max_age=0.2)
-    store.publish(started.code, started.secret, "stepper", "step=2")
-    # Within max_age every student of the process gets the glance already taken (no query)...
-    assert store.glance(started.code, max_age=0.2) is shared
-    # ...a plain glance always looks, and what it sees is shared from then on.
-    fresh = store.glance(started.code)
-    assert fresh.follow.version == shared.follow.version + 1
-    assert store.glance(started.code, max_age=0.2) is fresh
-    time.sleep(0.25)
-    store.publish(started.code, started.secret, "stepper", "step=3")
-    assert store.glance(started.code, max_age=0.2).follow.version == fresh.follow.version + 1
 
 
 def _voters(

@@ -7,6 +7,6 @@ student's class bar (student); the Class page (teacher), with what can be asked 
 the reveal's chart and results file (tally).
 
 May import ln_core, teaching, ui.entry.errors, ui.server.compute, ui.session (the state and
-the link a follower takes); never ui.draw nor pages/. Only app.py and pages/ import it (the
-Stepper's fragment publishes an instructor's step as it moves).
+the link a follower takes); never ui.draw nor pages/. Only app.py and
+pages/teach/ import it.
 """

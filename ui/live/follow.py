@@ -1,11 +1,11 @@
 """Students follow the instructor: the instructor's view is published, students' labs catch up.
 
 The instructor's page and view (the query string a share link would carry, ui/share.py) go to
-the store whenever they change: on every full run, and from a small fragment that looks every
-PUBLISH_S seconds (a page fragment's controls rerun only that fragment; the Stepper's fragment
-publishes its step itself). Each student's watcher (student.py) looks at the store every
-POLL_S seconds; when a newer view is there it reruns the whole app, whose first step
-(catch_up) applies the view through the share link's own strict parser and switches page.
+the store whenever they change: on every full run, and from a small fragment that looks once a
+second (the stepper's buttons rerun only their own fragment). Each student's class bar is a
+fragment that polls the store every POLL_S seconds; when a newer view is there it reruns the
+whole app, whose first step (catch_up) applies the view through the share link's own strict
+parser and switches page.
 """
 
 from __future__ import annotations
@@ -24,10 +24,6 @@ CLASS_PAGE = "class"
 # How the instructor's screen looks is not the class's view: a projector's large type stays
 # off the students' phones.
 PERSONAL = "presenter"
-# s between the instructor's looks at their own view: a control inside a page's fragment
-# reruns only that fragment, so its change reaches the store then (the Stepper's fragment
-# publishes at once). Not faster: the instructor's tab would never be still for a moment.
-PUBLISH_S = 1.0
 
 
 def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
@@ -36,7 +32,7 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     if me is None or me.teaching or not me.following:
         return
     try:
-        follow = connect.store().glance(me.code).follow
+        follow = connect.store().poll(me.code, connect.browser_id()).follow
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version <= me.applied:
@@ -73,7 +69,7 @@ def publish(page_path: str) -> None:
     membership.update(published=f"{page_path}?{query}")
 
 
-@st.fragment(run_every=PUBLISH_S)
+@st.fragment(run_every=1.0)
 def _keep_publishing(page_path: str) -> None:
     me = membership.current()
     if me is None or not me.teaching:

@@ -15,7 +15,7 @@ import streamlit as st
 from ui.entry.errors import literal
 from ui.live import connect
 from ui.live.rules import Refused, show_code
-from ui.live.store import Stage, StoreUnavailable
+from ui.live.store import StoreUnavailable
 
 JOIN_PARAM = "join"
 
@@ -28,9 +28,6 @@ class Membership:
     secret: str = ""
     following: bool = True  # a student's lab shows the instructor's view
     applied: int = 0  # the last follow version shown (students)
-    # What the student's class bar shows: the class's stage, or why it shows none
-    # ("unavailable", "gone"; "" before it is drawn).
-    shown: Stage | str = ""
     published: str = ""  # the last view sent to students (instructor)
 
     @property

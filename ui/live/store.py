@@ -21,7 +21,6 @@ sharing the file queue instead of failing.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,7 +35,6 @@ from ui.live.rules import Limits, Refused
 from ui.live.schema import attempts, classes, members, metadata, questions, rounds, votes
 
 _WRITE = "lnlab_write"
-GLANCES_KEPT = 256  # classes whose latest glance a process keeps (a few run at once)
 
 
 class StoreUnavailable(Exception):
@@ -81,26 +79,6 @@ class Follow:
     query: str
 
 
-@dataclass(frozen=True, order=True)
-class Stage:
-    """Where the class's question stands. Each instructor action only moves it forward in
-    this order (a new question, a new round, the reveal, the end), so a student's screen is
-    out of date exactly when the class's stage is greater than the one it shows."""
-
-    question: int  # the latest question's id; 0 before the first
-    round: int
-    revealed: bool
-    ended: bool
-
-
-@dataclass(frozen=True)
-class Glance:
-    """A student's quick look at the class (one indexed query): where to be, and the stage."""
-
-    follow: Follow
-    stage: Stage
-
-
 @dataclass(frozen=True)
 class Poll:
     """One student's look at the class: where to be, what is asked, what they answered."""
@@ -109,13 +87,6 @@ class Poll:
     ended: bool
     question: Question | None
     my_votes: dict[int, int]  # round -> option
-
-    @property
-    def stage(self) -> Stage:
-        asked = self.question
-        if asked is None:
-            return Stage(0, 0, False, self.ended)
-        return Stage(asked.id, asked.round, asked.revealed, self.ended)
 
 
 @dataclass(frozen=True)
@@ -134,9 +105,6 @@ class Store:
         self, url: str, limits: Limits | None = None, clock: Callable[[], float] = time.time
     ) -> None:
         self.limits, self.clock = limits or Limits(), clock
-        # The latest glance at each class (monotonic time taken, glance): see glance().
-        self._glances: dict[str, tuple[float, Glance]] = {}
-        self._glances_lock = threading.Lock()
         self.engine = _engine(url)
         self._writer = self.engine.execution_options(**{_WRITE: True})
         with self._write() as conn:
@@ -404,44 +372,6 @@ class Store:
         if refusal:
             raise Refused(refusal)
         return code
-
-    def glance(self, code: str, max_age: float = 0.0) -> Glance:
-        """The follow state and the stage of the class with this code, in one query.
-
-        With max_age (s), a glance this process took at most that long ago is returned
-        instead: the many students of one process share one look at their class. It may be
-        older than what a student last saw, so only a greater stage or follow version is news.
-        """
-        if max_age > 0:
-            with self._glances_lock:
-                kept = self._glances.get(code)
-            if kept is not None and time.monotonic() - kept[0] < max_age:
-                return kept[1]
-        taken = time.monotonic()
-        query = (
-            select(
-                classes.c.follow_version, classes.c.follow_page, classes.c.follow_query,
-                classes.c.ended_at, questions.c.id, questions.c.current_round,
-                questions.c.revealed,
-            )
-            .select_from(classes.outerjoin(questions, questions.c.class_id == classes.c.id))
-            .where(classes.c.code == code)
-            .order_by(questions.c.id.desc())
-            .limit(1)
-        )  # fmt: skip
-        with self._read() as conn:
-            row = conn.execute(query).first()
-        if row is None:
-            raise Refused("This class is no longer there.")
-        follow = Follow(row.follow_version, row.follow_page, row.follow_query)
-        stage = Stage(row.id or 0, row.current_round or 0, bool(row.revealed),
-                      row.ended_at is not None)  # fmt: skip
-        glance = Glance(follow, stage)
-        with self._glances_lock:
-            if len(self._glances) >= GLANCES_KEPT:  # classes come and go
-                self._glances.clear()
-            self._glances[code] = (taken, glance)
-        return glance
 
     def poll(self, code: str, browser: str) -> Poll:
         with self._read() as conn:
