@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -58,11 +59,6 @@ def vectors_frame(array: np.ndarray) -> pd.DataFrame:
 KEPT_ENTRIES = 4096
 
 
-@functools.lru_cache(maxsize=128)
-def _vectors_table(content: Content) -> pa.Table:
-    return pa.Table.from_pandas(vectors_frame(_arrays(content)["array"]))
-
-
 # Named arrays as a cache key: each name with its bytes, dtype and shape.
 Content = tuple[tuple[str, bytes, str, tuple[int, ...]], ...]
 
@@ -95,21 +91,25 @@ def rows_numbers(rows: dict[str, np.ndarray]) -> None:
     """numbers_table of one row per named array (its entries as columns 0, 1, ...), both its
     forms converted to Arrow once per content (its callers show one vector per row)."""
     content = _content({name: np.ravel(row) for name, row in rows.items()})
-    numbers_table(_rows_table(content), _rows_entries(content))
+    numbers_table(*_kept_tables(content, _rows_frame))
 
 
 def _rows_frame(content: Content) -> pd.DataFrame:
     return pd.DataFrame(_arrays(content)).T
 
 
-@functools.lru_cache(maxsize=128)
-def _rows_table(content: Content) -> pa.Table:
-    return pa.Table.from_pandas(_rows_frame(content))
+def _vectors_frame(content: Content) -> pd.DataFrame:
+    return vectors_frame(_arrays(content)["array"])
 
 
 @functools.lru_cache(maxsize=128)
-def _rows_entries(content: Content) -> pa.Table:
-    return pa.Table.from_pandas(entries_frame(_rows_frame(content)), preserve_index=False)
+def _kept_tables(
+    content: Content, frame_of: Callable[[Content], pd.DataFrame]
+) -> tuple[pa.Table, pa.Table]:
+    """The table `frame_of` makes of `content` and its entries_frame, both as Arrow."""
+    frame = frame_of(content)
+    entries = pa.Table.from_pandas(entries_frame(frame), preserve_index=False)
+    return pa.Table.from_pandas(frame), entries
 
 
 # Tables show numbers to 4 significant digits, so 8 features fit side by side; the frame keeps
@@ -141,14 +141,7 @@ def vectors_numbers(array: np.ndarray) -> None:
     if array.size > KEPT_ENTRIES:
         numbers_table(vectors_frame(array))
         return
-    content = _content({"array": array})
-    numbers_table(_vectors_table(content), _vectors_entries(content))
-
-
-@functools.lru_cache(maxsize=128)
-def _vectors_entries(content: Content) -> pa.Table:
-    entries = entries_frame(vectors_frame(_arrays(content)["array"]))
-    return pa.Table.from_pandas(entries, preserve_index=False)
+    numbers_table(*_kept_tables(_content({"array": array}), _vectors_frame))
 
 
 def numbers_table(
