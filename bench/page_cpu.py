@@ -7,7 +7,9 @@ own floor measured in the same run.
 
 What is measured: the process CPU time (every thread: the script runner and AppTest's reading
 of its output) of one AppTest run, at the default inputs, after a first untimed round (imports
-and caches warm, as on a server that has served the page once).
+and caches warm, as on a server that has served the page once). AppTest compiles the scripts
+anew on every run; a server compiles each script once and keeps its bytecode, so here every
+run (the floor's too) shares one script cache, as a server's runs do.
 - The floor: a full rerun of bench/floor_app.py, a bare app with the lab's navigation (as many
   pages), its eight sidebar widgets and one line of markdown, in the same process.
 - Each page: a full rerun of app.py on that page (app.py's sidebar and link, the page, the
@@ -38,7 +40,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
 
 from bench.fragment_rerun import fragment_rerun, page_fragment
@@ -49,6 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 FLOOR = "floor"
 GOALS = {"mean": 3.0, "page": 5.0, "interaction": 2.0}
+# The name AppTest makes a fresh script cache by on each run (see the top).
+_SCRIPT_CACHE = "streamlit.testing.v1.app_test.ScriptCache"
 
 
 def cpu_ms(run: Callable[[], AppTest]) -> float:
@@ -93,6 +99,14 @@ def measure(
     unmeasured round."""
     logging.disable(logging.WARNING)  # AppTest's bare-mode warnings
     sys.path.insert(0, str(root))  # the pages import that checkout's ui and ln_core
+    shared = ScriptCache()
+    with mock.patch(_SCRIPT_CACHE, lambda: shared):
+        return _measure(root, rounds, meter)
+
+
+def _measure(
+    root: Path, rounds: int, meter: Callable[[Callable[[], AppTest]], float]
+) -> dict[str, list[float]]:
     pages = lab_pages((root / "app.py").read_text())
     floor = AppTest.from_file(str(FLOOR_APP), default_timeout=300)
     floor.session_state["floor_pages"] = len(pages)

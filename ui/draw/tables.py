@@ -63,12 +63,13 @@ KEPT_ENTRIES = 4096
 Content = tuple[tuple[str, bytes, str, tuple[int, ...]], ...]
 
 
-def _content(arrays: dict[str, np.ndarray]) -> Content:
+def content_key(arrays: dict[str, np.ndarray]) -> Content:
+    """Named arrays as a cache key (content_arrays gives them back, read-only)."""
     named = {name: np.asarray(values) for name, values in arrays.items()}
     return tuple((name, a.tobytes(), a.dtype.str, a.shape) for name, a in named.items())
 
 
-def _arrays(content: Content) -> dict[str, np.ndarray]:
+def content_arrays(content: Content) -> dict[str, np.ndarray]:
     return {
         name: np.frombuffer(data, dtype=dtype).reshape(shape)
         for name, data, dtype, shape in content
@@ -79,27 +80,27 @@ def columns_table(columns: dict[str, np.ndarray], index: tuple[str, ...]) -> pa.
     """A table of named 1-D columns with these row labels, as Arrow, converted once per content
     (as vectors_numbers; its callers show one number per vector or feature, a few thousand at
     most, so every table is kept)."""
-    return _columns_table(_content({name: np.ravel(c) for name, c in columns.items()}), index)
+    return _columns_table(content_key({name: np.ravel(c) for name, c in columns.items()}), index)
 
 
 @functools.lru_cache(maxsize=128)
 def _columns_table(content: Content, index: tuple[str, ...]) -> pa.Table:
-    return pa.Table.from_pandas(pd.DataFrame(_arrays(content), index=list(index)))
+    return pa.Table.from_pandas(pd.DataFrame(content_arrays(content), index=list(index)))
 
 
 def rows_numbers(rows: dict[str, np.ndarray]) -> None:
     """numbers_table of one row per named array (its entries as columns 0, 1, ...), both its
     forms converted to Arrow once per content (its callers show one vector per row)."""
-    content = _content({name: np.ravel(row) for name, row in rows.items()})
+    content = content_key({name: np.ravel(row) for name, row in rows.items()})
     numbers_table(*_kept_tables(content, _rows_frame))
 
 
 def _rows_frame(content: Content) -> pd.DataFrame:
-    return pd.DataFrame(_arrays(content)).T
+    return pd.DataFrame(content_arrays(content)).T
 
 
 def _vectors_frame(content: Content) -> pd.DataFrame:
-    return vectors_frame(_arrays(content)["array"])
+    return vectors_frame(content_arrays(content)["array"])
 
 
 @functools.lru_cache(maxsize=128)
@@ -141,7 +142,7 @@ def vectors_numbers(array: np.ndarray) -> None:
     if array.size > KEPT_ENTRIES:
         numbers_table(vectors_frame(array))
         return
-    numbers_table(*_kept_tables(_content({"array": array}), _vectors_frame))
+    numbers_table(*_kept_tables(content_key({"array": array}), _vectors_frame))
 
 
 def numbers_table(
@@ -205,12 +206,12 @@ BAND_COLOURS = {"tiny": "#2b8a3e", "small": "#e67700", "large": "#c92a2a"}
 def check_table(analytic: np.ndarray, numerical: np.ndarray, dtype: np.dtype) -> pa.Table:
     """check_frame as Arrow, converted once per content (see KEPT_ENTRIES): the gradient
     check's arrays are at most one group of its cap, 4,096 numbers."""
-    return _check_table(_content({"analytic": analytic, "numerical": numerical}), str(dtype))
+    return _check_table(content_key({"analytic": analytic, "numerical": numerical}), str(dtype))
 
 
 @functools.lru_cache(maxsize=64)
 def _check_table(content: Content, dtype: str) -> pa.Table:
-    arrays = _arrays(content)
+    arrays = content_arrays(content)
     return pa.Table.from_pandas(
         check_frame(arrays["analytic"], arrays["numerical"], np.dtype(dtype))
     )

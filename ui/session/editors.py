@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.draw.tables import row_labels
+from ui.draw.tables import KEPT_ENTRIES, Content, content_arrays, content_key, row_labels
 from ui.entry.errors import listed, literal
 from ui.entry.numbers import format_number, parse_number, short_number, shown_digits
 from ui.server import caps
@@ -111,7 +111,26 @@ def _frames(
     array: np.ndarray, index: list[str] | None
 ) -> tuple[pd.DataFrame, pd.DataFrame, int | None]:
     """`array` as text in its two tables, and the significant digits the first shows where it
-    rounds (None where it shows every number exactly).
+    rounds (None where it shows every number exactly), made once per content up to
+    KEPT_ENTRIES numbers (the editors copy what they are given, so the frames stay unchanged).
+    """
+    labels = None if index is None else tuple(index)
+    if array.size > KEPT_ENTRIES:
+        return _text_frames(array, labels)
+    return _kept_frames(content_key({"array": array}), labels)
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_frames(
+    content: Content, index: tuple[str, ...] | None
+) -> tuple[pd.DataFrame, pd.DataFrame, int | None]:
+    return _text_frames(content_arrays(content)["array"], index)
+
+
+def _text_frames(
+    array: np.ndarray, index: tuple[str, ...] | None
+) -> tuple[pd.DataFrame, pd.DataFrame, int | None]:
+    """_frames, made anew.
 
     The first has one row per vector (or per name of `index`) and one column per feature, its
     numbers to shown_digits; the phone's has one row per entry, with room for every digit: the
