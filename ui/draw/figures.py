@@ -3,7 +3,8 @@
 Building a figure runs every property through Plotly's validators, the costliest part of a
 chart's rerun, so each builder is cached by the content of its arguments and shared between
 sessions. st.plotly_chart only reads a figure (it serialises a copy), so sharing is safe as
-long as callers never modify what a builder returns.
+long as callers never modify what a builder returns. Each builder returns a KeptFigure, whose
+serialised form is made once too.
 """
 
 from __future__ import annotations
@@ -31,6 +32,23 @@ EXPONENTS = dict(exponentformat="e", showexponent="all")
 _shared = st.cache_resource(max_entries=64, ttl=1800, show_spinner=False)
 
 
+class KeptFigure(go.Figure):
+    """A figure its builder has finished, never changed after: its dict is made once.
+
+    st.plotly_chart serialises a figure on every run through to_dict(), which copies the whole
+    figure and encodes every array again (a quarter of the CPU of a click on the Jacobian
+    page). A builder's figure is shared and only read, so the first dict stays its dict; it
+    holds the arrays once more, encoded, for as long as the builder's cache keeps the figure.
+    """
+
+    def to_dict(self) -> dict:
+        kept = self.__dict__.get("_kept_dict")
+        if kept is None:
+            kept = super().to_dict()
+            self._kept_dict = kept
+        return kept
+
+
 @_shared
 def heatmap(
     matrix: np.ndarray,
@@ -43,7 +61,7 @@ def heatmap(
     height: int = 420,
     boxes: Literal["rows", "columns"] | None = None,
     limit: float | None = None,
-) -> go.Figure:
+) -> KeptFigure:
     """A diverging heatmap centred at 0 whose hover shows (i, j, value).
 
     matrix: (R, C), sent as float32 to keep the page light. x0, y0, step place a window or a
@@ -56,7 +74,7 @@ def heatmap(
     rows, cols = matrix.shape
     # float32 halves the payload, but turns entries past its range into inf.
     light = limit <= float(np.finfo(np.float32).max)
-    fig = go.Figure(
+    fig = KeptFigure(
         go.Heatmap(
             z=np.asarray(matrix, dtype=np.float32 if light else np.float64),
             x=x0 + step * np.arange(cols),
@@ -118,10 +136,10 @@ def _integer_ticks(count: int) -> dict:
 
 
 @_shared
-def error_vs_step(sweep: ln_core.StepSweep) -> go.Figure:
+def error_vs_step(sweep: ln_core.StepSweep) -> KeptFigure:
     """Both dtypes' error curves against the step h (log-log), each with its default h marked
     by a dashed line labelled at the line itself."""
-    fig = go.Figure()
+    fig = KeptFigure()
     curves = ((sweep.float64, BLUE, "circle", 1.0), (sweep.float32, ORANGE, "square", 0.9))
     for curve, colour, marker, height in curves:
         name = curve.dtype.name
@@ -169,10 +187,10 @@ def error_vs_step(sweep: ln_core.StepSweep) -> go.Figure:
 
 
 @_shared
-def eigenvalues(found: np.ndarray, predicted: np.ndarray | None) -> go.Figure:
+def eigenvalues(found: np.ndarray, predicted: np.ndarray | None) -> KeptFigure:
     """found, predicted: (D,) ascending; the prediction drawn as crosses when there is one."""
     order = np.arange(1, found.size + 1)
-    fig = go.Figure(
+    fig = KeptFigure(
         go.Scatter(
             x=order,
             y=found,
@@ -204,11 +222,11 @@ def eigenvalues(found: np.ndarray, predicted: np.ndarray | None) -> go.Figure:
 
 
 @_shared
-def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> go.Figure:
+def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> KeptFigure:
     """One bar group per entry, one bar per part; every part has the same (K,) shape. Parts
     differ by pattern as well as colour."""
     colours, patterns = (BLUE, ORANGE, "#333333"), ("", "/", ".")
-    fig = go.Figure(
+    fig = KeptFigure(
         [
             go.Bar(
                 name=name,
@@ -232,11 +250,11 @@ def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> go
 
 
 @_shared
-def overlaid_histograms(parts: dict[str, np.ndarray], x_title: str) -> go.Figure:
+def overlaid_histograms(parts: dict[str, np.ndarray], x_title: str) -> KeptFigure:
     """The distribution of each part's entries, drawn over one another in colours and patterns
     told apart without colour vision."""
     colours, patterns = (BLUE, ORANGE), ("", "/")
-    fig = go.Figure(
+    fig = KeptFigure(
         [
             go.Histogram(
                 x=np.ravel(value),
