@@ -5,12 +5,13 @@
 Fresh app processes behind HAProxy (deploy/replicas.py) share one SQLite store in a temporary
 folder. The instructor (one websocket session, as a browser would drive it) starts a class on
 the Class page and opens the Stepper; every student opens the join link (?join=CODE) at a
-random moment within --join-window s of the first, then does what a browser does with the
-class bar: reruns its fragment every run_every seconds. The instructor clicks Next every
---step-every s (--steps times): a student has followed a step when a run of theirs shows it
-(the URL the app wrote carries step=N); the delay is from the instructor's click to that run's
-end. Then the instructor asks the step's question; each student votes at a random moment
-within --vote-window s (radio + Vote in the bar's fragment, as a click sends them) and one in
+random moment within --join-window s of the first, then does what a browser does: shows the
+runs the server starts (the live class's wake-ups, ui/live/wake.py) and reruns the class bar's
+fragment every run_every seconds. The instructor clicks Next every --step-every s (--steps
+times): a student has followed a step when a run of theirs shows it (the URL the app wrote
+carries step=N); the delay is from the instructor's click to that run's end. Then the
+instructor asks the step's question; each student votes at a random moment within
+--vote-window s (radio + Vote in the bar's fragment, as a click sends them) and one in
 ten sends the same vote message again. A vote is acknowledged when the run it started shows
 "Your vote is counted". At the end the store's counts are compared with the acknowledged votes:
 lost (acknowledged, not counted) and double-counted votes must be 0. Results go to
@@ -67,6 +68,7 @@ class Tally:
     replays: int = 0
     replays_refused: int = 0
     polls: int = 0
+    woken: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     first_errors: list[str] = field(default_factory=list)
 
@@ -122,23 +124,34 @@ class Student:
                 self.tally.follow_ms.append((time.monotonic() - published[number]) * 1000)
             self.seen_steps.add(number)
 
-    async def poll_until(self, stop: asyncio.Event, published: dict[int, float]) -> None:
-        interval = self.session.auto_reruns.get(self.bar, 0.5)
+    async def listen_until(self, stop: asyncio.Event, published: dict[int, float]) -> None:
+        """The tab until `stop`: the server's runs as they come, the bar's timer, one vote."""
+        interval = self.session.auto_reruns[self.bar]
+        tick = time.monotonic() + interval
         while not stop.is_set():
-            started = time.monotonic()
+            now = time.monotonic()
             try:
-                due = self.vote_at is not None and not self.voted and started >= self.vote_at
+                due = self.vote_at is not None and not self.voted and now >= self.vote_at
                 if due and "Your answer" in self.session.widgets:
                     await self.vote()
-                else:
+                    continue
+                if now >= tick:
+                    tick = now + interval
                     result = await self.session.rerun(fragment_id=self.bar)
                     self.tally.polls += 1
-                    self.look(result, published)
+                else:
+                    # Until the next thing to do (at most 1 s: the stop is not held up long).
+                    voting = self.vote_at if self.vote_at is not None and not self.voted else tick
+                    within = min(tick, max(voting, now), now + 1.0) - now
+                    result = await self.session.wait_run(within=within)
+                    if result is None:
+                        continue
+                    self.tally.woken += 1
+                self.look(result, published)
             except ProtocolError as exc:
                 self.tally.failed(exc)
                 if exc.kind in ("timeout", "disconnect"):
                     return
-            await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
 
     async def vote(self) -> None:
         radio = self.session.widgets["Your answer"]
@@ -178,7 +191,7 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
         raise ProtocolError("no_class", " | ".join(started.alerts)[:300])
     code = found.group(1) + found.group(2)
     await teacher.rerun("stepper", query_string="")  # published: step 1 on the Stepper
-    cpu_before = tree_cpu_seconds(pids)
+    cpu_before, driver_before = tree_cpu_seconds(pids), time.process_time()
     rngs = [random.Random(i) for i in range(options.students)]
     students = [Student(port, rng, options, tally) for rng in rngs]
     delays = sorted(rng.uniform(0, options.join_window) for rng in rngs)
@@ -197,7 +210,7 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
     polling = [s for s in students if s.bar]
     stop = asyncio.Event()
     published: dict[int, float] = {}
-    pollers = [asyncio.create_task(s.poll_until(stop, published)) for s in polling]
+    pollers = [asyncio.create_task(s.listen_until(stop, published)) for s in polling]
     await asyncio.sleep(2.0)  # every lab on the Stepper at step 1
     for step in range(2, options.steps + 2):
         # Timed from the click: students may see the step before the instructor's run ends.
@@ -217,13 +230,15 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
     stop.set()
     await asyncio.gather(*pollers)
     cpu = tree_cpu_seconds(pids) - cpu_before
+    driver_cpu = time.process_time() - driver_before
     await asyncio.gather(teacher.close(), *(s.session.close() for s in students))
     tally.follow_missed = sum(1 for s in polling for n in published if n not in s.seen_steps)
     counted = counted_votes(db_url, code)
     lost = sum(max(0, n - counted.get(k, 0)) for k, n in tally.acknowledged.items())
     double = sum(max(0, n - tally.acknowledged.get(k, 0)) for k, n in counted.items())
     return {"tally": tally, "lost": lost, "double": double, "counted": sum(counted.values()),
-            "cpu_s": cpu, "not_voted": sum(1 for s in polling if not s.voted)}  # fmt: skip
+            "cpu_s": cpu, "driver_cpu_s": driver_cpu,
+            "not_voted": sum(1 for s in polling if not s.voted)}  # fmt: skip
 
 
 def counted_votes(db_url: str, code: str) -> Counter[int]:
@@ -276,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
          f"(counted {out['counted']}, acknowledged {sum(tally.acknowledged.values())}; "
          f"{tally.replays} replayed, {tally.replays_refused} refused)", "0 / 0"],
         ["errors", f"{errors}" + "".join(f", {k} {n}" for k, n in tally.errors.items()), "0"],
-        ["class bar polls; app CPU", f"{tally.polls}; {out['cpu_s']:.0f} s", ""],
+        ["runs: woken; the bar's timer. CPU: app; this driver",
+         f"{tally.woken}; {tally.polls}. {out['cpu_s']:.0f} s; {out['driver_cpu_s']:.1f} s", ""],
     ]  # fmt: skip
     for line in rows:
         print(" | ".join(line))

@@ -15,6 +15,7 @@ API:
     await session.rerun("inputs", [widget_state(w, 7)])   # change a widget
     session.auto_reruns                          # fragment id -> interval s (st.fragment run_every)
     await session.rerun(fragment_id=fid)         # what the browser sends every interval
+    await session.wait_run(within=0.5)           # a run the server started itself, or None
     await session.close()
     run_blocking(main())                         # from code that may sit in an event loop
 
@@ -200,6 +201,29 @@ class Session:
         await self._send(msg)
         return await self._read_run(page, query, started)
 
+    async def wait_run(self, within: float) -> RunResult | None:
+        """A run the server started without being asked (a live class's wake-up), read to its
+        end; None if none began within `within` s. Its latency counts from its first message."""
+        if self.ws is None:
+            raise ProtocolError("disconnect", "not connected")
+        deadline = time.perf_counter() + within
+        while True:
+            remaining = deadline - time.perf_counter()
+            try:
+                async with asyncio.timeout(max(0.0, remaining)):
+                    raw = await self.ws.recv()
+            except TimeoutError:
+                return None
+            except websockets.ConnectionClosed as exc:
+                raise ProtocolError("disconnect", f"websocket closed: {exc}") from None
+            first = ForwardMsg()
+            first.ParseFromString(raw)
+            # Between runs the server only reports its status; a run opens with new_session.
+            if first.WhichOneof("type") == "new_session":
+                started = time.perf_counter()
+                page, query = self.current_page, self.query_string
+                return await self._read_run(page, query, started, (first, len(raw)))
+
     async def _send(self, msg: BackMsg) -> None:
         try:
             await self.ws.send(msg.SerializeToString())
@@ -212,7 +236,10 @@ class Session:
         try:
             if remaining <= 0:
                 raise TimeoutError
-            raw = await asyncio.wait_for(self.ws.recv(), remaining)
+            # asyncio.timeout, not wait_for: no task per message (a class's driver reads
+            # tens of thousands of them on the machine it measures).
+            async with asyncio.timeout(remaining):
+                raw = await self.ws.recv()
         except TimeoutError:
             raise ProtocolError(
                 "timeout", f"no script_finished within {self.timeout:g} s"
@@ -223,7 +250,9 @@ class Session:
         fwd.ParseFromString(raw)
         return fwd, len(raw)
 
-    async def _read_run(self, page: str, query: str, started: float) -> RunResult:
+    async def _read_run(
+        self, page: str, query: str, started: float, first: tuple[ForwardMsg, int] | None = None
+    ) -> RunResult:
         deadline = started + self.timeout
         widgets: dict[str, Widget] = {}
         alerts: list[str] = []
@@ -232,7 +261,8 @@ class Session:
         ran_hash = ""
         count = nbytes = 0
         while True:
-            fwd, size = await self._receive(deadline)
+            fwd, size = first or await self._receive(deadline)
+            first = None
             count += 1
             nbytes += size
             kind = fwd.WhichOneof("type")

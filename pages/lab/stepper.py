@@ -20,6 +20,7 @@ from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
+from ui.live import follow
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state, step_nav
 from ui.session.picker import pick_vector
@@ -35,8 +36,14 @@ introduction = st.container() if not s["presenter"] else None
 
 @st.fragment
 def stepper() -> None:
-    """One step. Its controls rerun only this part of the page, not the sidebar."""
-    # A rerun of this fragment alone skips app.py, which writes the link on full runs. The
+    """One step. Its controls rerun only this part of the page, not the sidebar; in a live
+    class the instructor's Next reruns it for the students who follow (ui/live/wake.py)."""
+    with follow.in_stepper("stepper"):
+        one_step()
+
+
+def one_step() -> None:
+    # A rerun of the fragment alone skips app.py, which writes the link on full runs. The
     # widgets below change the state only through callbacks, which run before this: the view
     # stays the same through the run, for the notebooks' link too.
     view = share.write_link()

@@ -1,21 +1,23 @@
 """Students follow the instructor: the instructor's view is published, students' labs catch up.
 
 The instructor's page and view (the query string a share link would carry, ui/share.py) go to
-the store whenever they change: on every full run, and from a small fragment that looks once a
-second (the stepper's buttons rerun only their own fragment). Each student's class bar is a
-fragment that polls the store every POLL_S seconds; when a newer view is there it reruns the
-whole app, whose first step (catch_up) applies the view through the share link's own strict
-parser and switches page.
+the store whenever they change: on every full run, from the Stepper's fragment at once (its
+buttons rerun only that fragment), and from a small fragment that looks once a second for the
+other pages' fragments. Each process's watcher (ui/live/wake.py) then wakes its following
+students: on the Stepper, when only the step moved, the Stepper's fragment takes the step
+(in_stepper); otherwise the whole app reruns, and its first step (catch_up) applies the view
+through the share link's own strict parser and switches page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 
-from ui.live import connect, membership, student
+from ui.live import connect, membership, student, wake
 from ui.live.rules import Refused
 from ui.live.store import StoreUnavailable
 from ui.session import share
@@ -45,6 +47,42 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     target = next((p for p in pages if p.url_path == follow.page), None)
     if target is not None and target.url_path != shown.url_path:
         st.switch_page(target)
+
+
+@contextmanager
+def in_stepper(page_path: str) -> Iterator[None]:
+    """Around the Stepper's fragment: the instructor's step goes to the class at once; a
+    following student's lab takes the instructor's newer step here, or reruns whole for
+    anything more, and the fragment's end makes room for the next woken student (wake.py)."""
+    me = membership.current()
+    if me is not None and me.teaching:
+        publish(page_path)
+    if me is None or me.teaching or not me.following:
+        yield
+        return
+    _take_step(me, page_path)
+    with wake.woken_run():
+        yield
+
+
+def _take_step(me: membership.Membership, page_path: str) -> None:
+    try:
+        follow = (wake.latest(me.code) or connect.store().glance(me.code)).follow
+    except (Refused, StoreUnavailable):
+        return  # the class bar says what is wrong
+    if follow.version > me.applied:
+        theirs = dict(parse_qsl(follow.query))
+        mine = share.encode(st.session_state.to_dict())
+        step = theirs.pop("step", "")
+        for view in (theirs, mine):
+            view.pop("step", None)
+            view.pop(PERSONAL, None)
+        link = share.parse({"step": step}, [])
+        if follow.page != page_path or theirs != mine or "step" not in link.values:
+            st.rerun()  # more than the step: the whole app catches up
+        st.session_state["step"] = link.values["step"]
+        membership.update(applied=follow.version)
+    wake.listen_step(membership.current().applied)
 
 
 def publish(page_path: str) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from ui.entry.errors import literal
-from ui.live import connect
+from ui.live import connect, wake
 from ui.live.rules import Refused, show_code
 from ui.live.store import StoreUnavailable
 
@@ -50,6 +50,7 @@ def update(**changes: object) -> None:
 def set_current(membership: Membership | None) -> None:
     st.session_state["live"] = membership
     if membership is None:
+        wake.forget()
         connect.remember(connect.CLASS_COOKIE, "")
         connect.remember(connect.TEACH_COOKIE, "")
     elif membership.teaching:

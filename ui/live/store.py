@@ -80,6 +80,16 @@ class Follow:
 
 
 @dataclass(frozen=True)
+class Glance:
+    """What every student of the class is shown alike: where to be, whether it ended, the
+    question and where it stands (ui/live/wake.py compares glances to know who to wake)."""
+
+    follow: Follow
+    ended: bool
+    question: Question | None
+
+
+@dataclass(frozen=True)
 class Poll:
     """One student's look at the class: where to be, what is asked, what they answered."""
 
@@ -373,23 +383,32 @@ class Store:
             raise Refused(refusal)
         return code
 
+    def glance(self, code: str) -> Glance:
+        with self._read() as conn:
+            return self._glance(conn, code)
+
+    def _glance(self, conn: Connection, code: str) -> Glance:
+        row = conn.execute(select(classes).where(classes.c.code == code)).first()
+        if row is None:
+            raise Refused("This class is no longer there.")
+        follow = Follow(row.follow_version, row.follow_page, row.follow_query)
+        return Glance(follow, row.ended_at is not None, self._current(conn, row.id))
+
     def poll(self, code: str, browser: str) -> Poll:
         with self._read() as conn:
-            row = conn.execute(select(classes).where(classes.c.code == code)).first()
-            if row is None:
-                raise Refused("This class is no longer there.")
-            current = self._current(conn, row.id)
+            glance = self._glance(conn, code)
             mine: dict[int, int] = {}
-            if current is not None:
+            if glance.question is not None:
                 mine = dict(
                     conn.execute(
                         select(rounds.c.number, votes.c.option)
                         .join(votes, votes.c.round_id == rounds.c.id)
-                        .where(rounds.c.question_id == current.id, votes.c.browser == browser)
+                        .where(
+                            rounds.c.question_id == glance.question.id, votes.c.browser == browser
+                        )
                     ).all()
                 )
-            follow = Follow(row.follow_version, row.follow_page, row.follow_query)
-            return Poll(follow, row.ended_at is not None, current, mine)
+            return Poll(glance.follow, glance.ended, glance.question, mine)
 
     def vote(self, code: str, browser: str, question_id: int, round_no: int, option: int) -> None:
         """Record one vote; returns only once it is committed (a student may rely on it)."""

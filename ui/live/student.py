@@ -1,7 +1,8 @@
 """A student's class bar: following on or off, the question asked, their vote, the reveal.
 
-It is a fragment polling the store every few tenths of a second; the rest of the page reruns
-only when the instructor's view changed (to catch up) or the student switches following.
+It is a fragment, woken by the process's watcher when the class moves on (ui/live/wake.py); the
+rest of the page reruns only when the instructor's view changed (to catch up) or the student
+switches following.
 A student sees the question, their own vote and, once revealed, the answer and why; never
 anything another student entered (there is no free text), nor the class's distribution.
 """
@@ -10,11 +11,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.live import connect, membership
+from ui.live import connect, membership, wake
 from ui.live.rules import Refused
-from ui.live.store import Poll, StoreUnavailable
+from ui.live.store import Glance, Poll, StoreUnavailable
 
-POLL_S = 0.5  # s between a student's looks at the class: follow p95 stays under 1 s
+# s between a student's own looks at the class, a last resort should wake-ups stop (they bring
+# the news within tenths of a second, and come again if one did not).
+POLL_S = 30.0
 
 
 def _set_following(on: bool) -> None:
@@ -28,6 +31,11 @@ def _leave() -> None:
 
 @st.fragment(run_every=POLL_S)
 def class_bar() -> None:
+    with wake.woken_run():
+        _bar()
+
+
+def _bar() -> None:
     me = membership.current()
     if me is None or me.teaching:
         return
@@ -42,6 +50,8 @@ def class_bar() -> None:
         return
     if me.following and poll.follow.version > me.applied:
         st.rerun()  # the whole app catches up (follow.catch_up)
+    wake.listen_bar(me.code, me.following, me.applied, Glance(poll.follow, poll.ended,
+                    poll.question))  # fmt: skip
     with st.container(border=True, key="live_bar"):
         if poll.ended:
             st.info("The class has ended. Your lab stays as it is.")

@@ -1,0 +1,65 @@
+"""A live class on a real server: the server starts the students' runs (ui/live/wake.py).
+
+Over Streamlit's websocket protocol, as a browser would speak it: the instructor's Next reaches
+a following student as a run the student's tab did not ask for (the Stepper's fragment alone),
+a student exploring on their own is left where they are, and a question reaches everyone's
+class bar. One process and a SQLite store in the test's folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from bench.bench_class import CODE, teacher_click
+from bench.local_server import LocalServer
+from bench.ws_client import RunResult, Session, run_blocking, widget_state
+
+STEP = re.compile(r"(?:^|&)step=(\d+)")
+SIDEBAR_WIDGET = "Random seed"
+WAIT_S = 20.0  # generous for a loaded machine; bench/bench_class.py measures the delay
+
+
+async def _woken(session: Session, within: float) -> RunResult | None:
+    return await session.wait_run(within=within)
+
+
+async def _class(port: int) -> None:
+    teacher = Session(port)
+    await teacher.connect()
+    await teacher.rerun("class", query_string="")
+    started = await teacher_click(teacher, "Start a class")
+    found = next(CODE.search(t) for t in started.texts if CODE.search(t))
+    code = found.group(1) + found.group(2)
+    await teacher.rerun("stepper", query_string="")
+    follower, explorer = Session(port), Session(port)
+    for student in (follower, explorer):
+        await student.connect()
+        joined = await student.rerun("", query_string=f"join={code}")
+        assert joined.page == "stepper" and STEP.search(joined.query_string).group(1) == "1"
+        assert SIDEBAR_WIDGET in joined.widgets
+    bar = next(iter(explorer.auto_reruns))
+    stop = widget_state(explorer.widgets["Stop following"], True)
+    stopped = await explorer.rerun(fragment_id=bar, widget_states=[stop])
+    assert any("exploring on your own" in t for t in stopped.texts)
+
+    await teacher_click(teacher, "Next")
+    woken = await _woken(follower, WAIT_S)
+    assert woken is not None, "the following student's lab was not moved"
+    assert STEP.search(woken.query_string).group(1) == "2"
+    assert any(t.startswith("Step 2 of 20") for t in woken.texts)
+    assert SIDEBAR_WIDGET not in woken.widgets  # the Stepper's fragment alone ran
+    assert await _woken(explorer, 1.5) is None, "a student exploring was moved"
+
+    await teacher.rerun("class", query_string="")
+    await teacher_click(teacher, "Ask")
+    for student in (follower, explorer):
+        shown = await _woken(student, WAIT_S)
+        assert shown is not None and "Your answer" in shown.widgets
+    await asyncio.gather(teacher.close(), follower.close(), explorer.close())
+
+
+def test_the_server_moves_following_students_and_shows_everyone_the_question(tmp_path):
+    url = f"sqlite:///{tmp_path / 'classes.sqlite3'}"
+    with LocalServer(launcher=True, env={"LNLAB_CLASS_DB": url}) as server:
+        run_blocking(_class(server.port))

@@ -1,0 +1,254 @@
+"""Waking a class's students in this process when the class moves on, instead of each polling.
+
+A student's class bar used to rerun every 0.5 s to look at the store: 100 students made 200
+runs a second, two thirds of the app's CPU in a class spent finding nothing new, and each
+followed step then reran the student's whole app. Now one thread per process looks at the store for the classes
+whose students are connected here (one indexed query per class every LOOK_S s) and, when a
+class has moved on, asks each session that has not shown it yet for one run of what shows it:
+
+- the instructor moved on the Stepper and the student is there: the Stepper's own fragment
+  (follow.in_stepper takes the step, and reruns the whole app if more than the step changed);
+- the instructor's view changed otherwise: the whole app (follow.catch_up switches page);
+- only the question or the class's end: the class bar.
+
+Streamlit has no public call that starts a run from the server. This asks the session for one
+as a browser's message would, through AppSession.request_rerun, the call Streamlit's own
+run-on-save makes when a file changes; on the server's event loop, since an AppSession is not
+thread-safe. The fragment to rerun is named by its id, which Streamlit keeps per thread
+(ThreadState); both are Streamlit's inner parts, pinned with it in constraints.txt, and
+tests/server/test_class_wakeups.py fails if they change. What a session shows is told by its
+own runs (listen_bar, listen_step); a wake-up that did not bring the change comes again
+(AGAIN_S), and the bar keeps a slow timer (student.POLL_S) as a last resort.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import streamlit as st
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+from ui.live import connect
+from ui.live.rules import Refused
+from ui.live.store import Glance, Question, Store, StoreUnavailable
+
+LOOK_S = 0.05  # s between the thread's looks at the store
+AT_ONCE = 2  # woken runs going at a time in one process (see Waker)
+BUSY_S = 0.5  # s after which a woken run that did not say it ended no longer holds its place
+# s after which a session woken for a change it still does not show is woken again, whole:
+# Streamlit drops a fragment's rerun if a full run has just replaced the fragment.
+AGAIN_S = 2.0
+STEPPER = "stepper"  # the page whose fragment can take a new step without the whole app
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Listener:
+    """One student's session in this process, as its latest runs left it."""
+
+    code: str
+    following: bool
+    rerun: ClientState  # what its browser would send to rerun its page (never changed)
+    bar: str  # the class bar's fragment id
+    step: str  # the Stepper fragment's id while the session is on the Stepper, else ""
+    follow_shown: int  # the follow version its lab shows
+    bar_shown: tuple[bool, Question | None]  # (ended, question) as its bar last drew them
+    woken_for: Glance | None = None  # the glance it was last woken for
+    woken_at: float = 0.0  # when (time.monotonic)
+
+
+def wanted(listener: Listener, glance: Glance, again: bool = False) -> ClientState | None:
+    """The run that shows `glance` to this session (`again`: the whole app, for a wake-up
+    that did not bring it), or None if it shows it already."""
+    moved = listener.following and glance.follow.version > listener.follow_shown
+    asked = (glance.ended, glance.question) != listener.bar_shown
+    if not (moved or asked):
+        return None
+    if again or (moved and asked):
+        fragment = ""  # the whole app
+    elif moved and listener.step and glance.follow.page == STEPPER:
+        fragment = listener.step
+    elif moved:
+        fragment = ""
+    else:
+        fragment = listener.bar
+    rerun = ClientState()
+    rerun.CopyFrom(listener.rerun)
+    rerun.fragment_id = fragment
+    return rerun
+
+
+class Waker:
+    """The process's listeners and the thread that looks at the store for them.
+
+    At most AT_ONCE woken runs go at a time: fifty started together share the interpreter
+    with the event loop that sends their results, which then reach the browsers only when
+    nearly all have finished (measured: the first student's step arrived after 0.6 s). A run
+    makes room when it ends (woken_run) or after BUSY_S at most."""
+
+    def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
+        self.store, self.loop = store, loop
+        self.lock = threading.Lock()
+        self.listeners: dict[str, Listener] = {}  # session id -> Listener
+        self.busy: dict[str, float] = {}  # session id -> when it was woken (time.monotonic)
+        self.room = threading.Event()  # a woken run ended: look again without waiting
+        self.glances: dict[str, Glance] = {}  # class code -> its latest glance
+        self.glanced = 0.0  # when (time.monotonic)
+        threading.Thread(target=self._look_forever, name="class-waker", daemon=True).start()
+
+    def _look_forever(self) -> None:
+        while True:
+            self.room.wait(LOOK_S)
+            self.room.clear()
+            try:
+                self.look()
+            except Exception:  # the thread must outlive any one look; the bar's timer covers
+                _LOGGER.exception("looking at the live classes failed")
+
+    def look(self) -> None:
+        now = time.monotonic()
+        with self.lock:
+            listeners = dict(self.listeners)
+            self.busy = {sid: at for sid, at in self.busy.items() if now - at < BUSY_S}
+            free = AT_ONCE - len(self.busy)
+        if free <= 0:
+            return
+        # A look for room only (a run ended) wakes the next with what the store last said.
+        if now - self.glanced >= LOOK_S:
+            glances = {}
+            for code in {listener.code for listener in listeners.values()}:
+                try:
+                    glances[code] = self.store.glance(code)
+                except (Refused, StoreUnavailable):
+                    continue  # the bar says what is wrong on its next run
+            self.glances, self.glanced = glances, now  # read by sessions' runs (latest)
+        glances = self.glances
+        runtime = Runtime.instance()
+        for session_id, listener in listeners.items():
+            glance = glances.get(listener.code)
+            again = glance == listener.woken_for
+            if free <= 0 or glance is None or (again and now - listener.woken_at < AGAIN_S):
+                continue
+            rerun = wanted(listener, glance, again)
+            if rerun is None:
+                continue
+            session = runtime.get_app_session(session_id)
+            if session is None:  # closed, or waiting for its browser to reconnect
+                self.forget(session_id)
+                continue
+            self.loop.call_soon_threadsafe(session.request_rerun, rerun)
+            free -= 1
+            with self.lock:
+                self.busy[session_id] = now
+                latest = self.listeners.get(session_id)
+                if latest is not None:
+                    self.listeners[session_id] = replace(latest, woken_for=glance, woken_at=now)
+
+    def ran(self, session_id: str) -> None:
+        with self.lock:
+            woken = self.busy.pop(session_id, None) is not None
+        if woken:
+            self.room.set()
+
+    def forget(self, session_id: str) -> None:
+        with self.lock:
+            self.listeners.pop(session_id, None)
+            self.busy.pop(session_id, None)
+
+
+# One per process: its thread serves every session here.
+@st.cache_resource(show_spinner=False)
+def _waker(url: str) -> Waker:
+    # Runtime.stopped is a future of the server's event loop, where sessions take requests.
+    loop = Runtime.instance().stopped.get_loop()
+    return Waker(connect.store(), loop)
+
+
+def _here() -> tuple[Waker, str, str, ClientState] | None:
+    """The waker, this run's session id and fragment, and how its browser reruns its page;
+    None where no server holds the session (AppTest) or the store cannot be opened."""
+    ctx = get_script_run_ctx()
+    # AppTest runs scripts with a mock in the runtime's place (one that passes isinstance),
+    # and no browser to wake.
+    if ctx is None or not Runtime.exists() or type(Runtime.instance()) is not Runtime:
+        return None
+    if Runtime.instance().get_app_session(ctx.session_id) is None:
+        return None
+    try:
+        waker = _waker(connect.database_url())
+    except StoreUnavailable:
+        return None
+    rerun = ClientState(page_script_hash=ctx.page_script_hash, query_string=ctx.query_string)
+    if ctx.context_info is not None:
+        rerun.context_info.CopyFrom(ctx.context_info)
+    return waker, ctx.session_id, ThreadState.get().fragment_id or "", rerun
+
+
+def listen_bar(code: str, following: bool, follow_shown: int, glance: Glance) -> None:
+    """From a run of the class bar: this session shows `glance` and follow version
+    `follow_shown`; wake it when the class moves past them."""
+    here = _here()
+    if here is None:
+        return
+    waker, session_id, fragment, rerun = here
+    with waker.lock:
+        old = waker.listeners.get(session_id)
+        # The Stepper's fragment id is kept while the session stays on the same page.
+        same_page = old is not None and old.rerun.page_script_hash == rerun.page_script_hash
+        waker.listeners[session_id] = Listener(
+            code,
+            following,
+            rerun,
+            bar=fragment,
+            step=old.step if same_page else "",
+            follow_shown=follow_shown,
+            bar_shown=(glance.ended, glance.question),
+            woken_for=old.woken_for if old is not None else None,
+            woken_at=old.woken_at if old is not None else 0.0,
+        )
+
+
+def latest(code: str) -> Glance | None:
+    """What this process last saw of the class (what a woken run was woken for), if known."""
+    here = _here()
+    return None if here is None else here[0].glances.get(code)
+
+
+def listen_step(follow_shown: int) -> None:
+    """From a run of the Stepper's fragment: wake this fragment alone for a new step."""
+    here = _here()
+    if here is None:
+        return
+    waker, session_id, fragment, _ = here
+    with waker.lock:
+        old = waker.listeners.get(session_id)
+        if old is not None:
+            waker.listeners[session_id] = replace(old, step=fragment, follow_shown=follow_shown)
+
+
+@contextmanager
+def woken_run() -> Iterator[None]:
+    """Around a run that shows the class (the class bar, the Stepper's fragment): its end
+    makes room for the next woken session."""
+    try:
+        yield
+    finally:
+        here = _here()
+        if here is not None:
+            here[0].ran(here[1])
+
+
+def forget() -> None:
+    """This session left its class (or teaches it): nothing to wake it for."""
+    here = _here()
+    if here is not None:
+        here[0].forget(here[1])
