@@ -2,9 +2,10 @@
 
 A student's class bar used to rerun every 0.5 s to look at the store: 100 students made 200
 runs a second, two thirds of the app's CPU in a class spent finding nothing new, and each
-followed step then reran the student's whole app. Now one thread per process looks at the store for the classes
-whose students are connected here (one indexed query per class every LOOK_S s) and, when a
-class has moved on, asks each session that has not shown it yet for one run of what shows it:
+followed step then reran the student's whole app. Now one thread per process looks at the
+store for the classes whose students are connected here (one indexed query per class every
+LOOK_S s) and, when a class has moved on, asks each session that has not shown it yet for one
+run of what shows it:
 
 - the instructor moved on the Stepper and the student is there: the Stepper's own fragment
   (follow.in_stepper takes the step, and reruns the whole app if more than the step changed);
