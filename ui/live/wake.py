@@ -32,7 +32,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-import streamlit as st
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -166,12 +165,20 @@ class Waker:
             self.busy.pop(session_id, None)
 
 
-# One per process: its thread serves every session here.
-@st.cache_resource(show_spinner=False)
+# One per process and database, for the life of the process (not a cache: one that expired
+# would leave its thread running and its listeners unwoken).
+_WAKERS: dict[str, Waker] = {}
+_STARTING = threading.Lock()
+
+
 def _waker(url: str) -> Waker:
-    # Runtime.stopped is a future of the server's event loop, where sessions take requests.
-    loop = Runtime.instance().stopped.get_loop()
-    return Waker(connect.store(), loop)
+    with _STARTING:
+        if url not in _WAKERS:
+            # Runtime.stopped is a future of the server's event loop, where sessions take
+            # requests.
+            loop = Runtime.instance().stopped.get_loop()
+            _WAKERS[url] = Waker(connect.store(), loop)
+        return _WAKERS[url]
 
 
 def _here() -> tuple[Waker, str, str, ClientState] | None:
