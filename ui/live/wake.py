@@ -153,6 +153,24 @@ class Waker:
                 if latest is not None:
                     self.listeners[session_id] = replace(latest, woken_for=glance, woken_at=now)
 
+    def heard(self, session_id: str, listener: Listener) -> None:
+        """A run of the session's class bar: what it shows now. What only the waker knows
+        stays, and so does the Stepper's fragment while the session stays on its page."""
+        with self.lock:
+            old = self.listeners.get(session_id)
+            if old is not None:
+                same_page = old.rerun.page_script_hash == listener.rerun.page_script_hash
+                listener = replace(listener, step=old.step if same_page else "",
+                                   woken_for=old.woken_for, woken_at=old.woken_at)  # fmt: skip
+            self.listeners[session_id] = listener
+
+    def heard_step(self, session_id: str, fragment: str, follow_shown: int) -> None:
+        """A run of the session's Stepper fragment, showing follow version `follow_shown`."""
+        with self.lock:
+            old = self.listeners.get(session_id)
+            if old is not None:
+                self.listeners[session_id] = replace(old, step=fragment, follow_shown=follow_shown)
+
     def ran(self, session_id: str) -> None:
         with self.lock:
             woken = self.busy.pop(session_id, None) is not None
@@ -205,24 +223,10 @@ def listen_bar(code: str, following: bool, follow_shown: int, glance: Glance) ->
     """From a run of the class bar: this session shows `glance` and follow version
     `follow_shown`; wake it when the class moves past them."""
     here = _here()
-    if here is None:
-        return
-    waker, session_id, fragment, rerun = here
-    with waker.lock:
-        old = waker.listeners.get(session_id)
-        # The Stepper's fragment id is kept while the session stays on the same page.
-        same_page = old is not None and old.rerun.page_script_hash == rerun.page_script_hash
-        waker.listeners[session_id] = Listener(
-            code,
-            following,
-            rerun,
-            bar=fragment,
-            step=old.step if same_page else "",
-            follow_shown=follow_shown,
-            bar_shown=(glance.ended, glance.question),
-            woken_for=old.woken_for if old is not None else None,
-            woken_at=old.woken_at if old is not None else 0.0,
-        )
+    if here is not None:
+        waker, session_id, fragment, rerun = here
+        shown = (glance.ended, glance.question)
+        waker.heard(session_id, Listener(code, following, rerun, fragment, "", follow_shown, shown))
 
 
 def latest(code: str) -> Glance | None:
@@ -234,13 +238,9 @@ def latest(code: str) -> Glance | None:
 def listen_step(follow_shown: int) -> None:
     """From a run of the Stepper's fragment: wake this fragment alone for a new step."""
     here = _here()
-    if here is None:
-        return
-    waker, session_id, fragment, _ = here
-    with waker.lock:
-        old = waker.listeners.get(session_id)
-        if old is not None:
-            waker.listeners[session_id] = replace(old, step=fragment, follow_shown=follow_shown)
+    if here is not None:
+        waker, session_id, fragment, _ = here
+        waker.heard_step(session_id, fragment, follow_shown)
 
 
 @contextmanager
