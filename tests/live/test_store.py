@@ -235,6 +235,30 @@ def test_follow_state_is_what_the_instructor_published_last(store):
     assert (follow.version, follow.page, follow.query) == (2, "jacobian", "step=3")
 
 
+def test_a_glance_changes_with_every_move_a_student_must_see_and_with_nothing_else(store):
+    """What ui/live/wake.py compares to know whom to wake: a new step, a question's reveal, a
+    second round and the end each change it; a vote does not (nobody else sees it)."""
+    started, qid = a_class(store)
+    glances = [store.glance(started.code)]
+    store.publish(started.code, started.secret, "stepper", "step=2")
+    glances.append(store.glance(started.code))
+    store.vote(started.code, browser(0), qid, 1, 1)
+    assert store.glance(started.code) == glances[-1]
+    store.reveal(started.code, started.secret, qid, 1)
+    glances.append(store.glance(started.code))
+    store.vote_again(started.code, started.secret, qid, 1)
+    glances.append(store.glance(started.code))
+    store.end(started.code, started.secret)
+    glances.append(store.glance(started.code))
+    assert len({repr(g) for g in glances}) == len(glances)
+    assert glances[1].follow.query == "step=2" and glances[-1].ended
+    assert glances[2].question.revealed and glances[3].question.round == 2
+    poll = store.poll(started.code, browser(0))
+    assert (poll.follow, poll.ended, poll.question) == (
+        glances[-1].follow, glances[-1].ended, glances[-1].question
+    )  # fmt: skip
+
+
 def _voters(
     url: str, code: str, qid: int, *ranges: tuple[int, int], hold: bool = False
 ) -> list[subprocess.Popen]:
