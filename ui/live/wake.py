@@ -256,7 +256,7 @@ def woken_run() -> Iterator[None]:
 
 
 def forget() -> None:
-    """This session left its class (or teaches it): nothing to wake it for."""
+    """This session left its class (or its class is gone): nothing to wake it for."""
     here = _here()
     if here is not None:
         here[0].forget(here[1])
