@@ -73,12 +73,10 @@ def wanted(listener: Listener, glance: Glance, again: bool = False) -> ClientSta
     asked = (glance.ended, glance.question) != listener.bar_shown
     if not (moved or asked):
         return None
-    if again or (moved and asked):
-        fragment = ""  # the whole app
-    elif moved and listener.step and glance.follow.page == STEPPER:
+    if moved and not (asked or again) and listener.step and glance.follow.page == STEPPER:
         fragment = listener.step
-    elif moved:
-        fragment = ""
+    elif moved or again:
+        fragment = ""  # the whole app
     else:
         fragment = listener.bar
     rerun = ClientState()
