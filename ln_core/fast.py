@@ -122,6 +122,7 @@ def _work(p: _Problem) -> None:
     xc_buffer, s_buffer, work_buffer = (np.empty((buffer_rows, d), dtype) for _ in range(3))
     ones_rows, ones_d = np.ones(buffer_rows, dtype), np.ones(d, dtype)
     low, high = _safe_range(dtype)
+    largest, gamma_size = np.finfo(dtype).max, np.max(np.abs(p.gamma))
     # The guard is per thread: NumPy's error state does not carry over into pool threads.
     with numeric_guard("The fused LayerNorm forward and backward"):
         while (index := _claim(p.todo)) is not None:
@@ -129,29 +130,36 @@ def _work(p: _Problem) -> None:
             x, dout, out, dx = p.x[block], p.dout[block], p.out[block], p.dx[block]
             n = x.shape[0]
             xc, s_gamma, work = xc_buffer[:n], s_buffer[:n], work_buffer[:n]
+            # Every BLAS product is taken with the flags ignored and judged by its value: OpenBLAS
+            # can raise the invalid flag on finite inputs it handles correctly (see
+            # validation.checked_product), which would refuse a good block at random.
             # np.dot, not @: NumPy's matmul keeps the GIL for a single matrix-vector product,
             # which would make the two threads take turns.
-            with np.errstate(all="ignore"):  # out-of-range rows are looked for just below
+            with np.errstate(all="ignore"):
                 np.subtract(x, (_row_dot(x, ones_d) / d)[:, None], out=xc)
                 np.multiply(xc, xc, out=work)
                 var = _row_dot(work, ones_d) / d
                 sve = var + p.eps
-            if not np.all((sve >= low) & (var <= high)):  # (NaN fails both)
+                s = 1.0 / np.sqrt(sve)
+                # A k = 1 matrix product: BLAS writes the outer product twice as fast as
+                # multiply() broadcasting one value per row.
+                np.dot(s[:, None], p.gamma[None, :], out=s_gamma)
+                np.multiply(dout, xc, out=work)
+                sum_g = _row_dot(dout, p.gamma)
+                sum_g_xc = _row_dot(work, p.gamma)
+                np.dot(ones_rows[:n], dout, out=p.dbeta_parts[index])  # checked after the run
+                np.dot(s, work, out=p.dgamma_parts[index])
+                in_range = (
+                    np.all((sve >= low) & (var <= high))  # (NaN fails both)
+                    and np.max(s) * gamma_size <= largest  # so s_gamma is finite
+                    and np.all(np.isfinite(sum_g) & np.isfinite(sum_g_xc))
+                )
+            if not in_range:
                 _closed_form_block(p, index)
                 continue
-            s = 1.0 / np.sqrt(sve)
-            # A k = 1 matrix product: BLAS writes the outer product twice as fast as
-            # multiply() broadcasting one value per row.
-            np.dot(s[:, None], p.gamma[None, :], out=s_gamma)
             np.multiply(xc, s_gamma, out=out)
             if p.beta is not None:
                 out += p.beta
-
-            np.dot(ones_rows[:n], dout, out=p.dbeta_parts[index])
-            np.multiply(dout, xc, out=work)
-            np.dot(s, work, out=p.dgamma_parts[index])
-            sum_g = _row_dot(dout, p.gamma)
-            sum_g_xc = _row_dot(work, p.gamma)
             # s * s before the product with s * sum_g_xc: s**3 alone overflows float32 already
             # for variances near 1e-26 (eps = 0), where the staged pass still has an answer.
             np.multiply(xc, ((s * s) * (s * sum_g_xc) / d)[:, None], out=dx)

@@ -18,7 +18,7 @@ from ln_core.agreement import rounding_bounds
 from ln_core.backward import backward
 from ln_core.forward import Cache, forward
 from ln_core.jacobian import jacobian, one_vector
-from ln_core.validation import numeric_guard
+from ln_core.validation import checked_product, numeric_guard
 from ln_core.verdict import Judgement, judge, rel_error
 
 
@@ -89,7 +89,11 @@ def jacobian_facts(
     jac = jacobian(cache.x, cache.gamma, eps)
     grads = backward(dout, cache)
     uniform = cache.gamma is None or bool(np.all(cache.gamma == cache.gamma[0]))
-    with numeric_guard("The Jacobian facts"):
+    what = "The Jacobian facts"
+    ones_product = checked_product(jac, np.ones_like(cache.x), what)
+    xhat_product = checked_product(jac, cache.normalized_x, what)
+    dout_product = checked_product(grads.dout, jac, what)
+    with numeric_guard(what):
         if uniform:
             # Symmetric in exact arithmetic; averaging removes rounding so eigvalsh applies.
             eigenvalues, imag = np.linalg.eigvalsh((jac + jac.T) / 2), 0.0
@@ -98,16 +102,16 @@ def jacobian_facts(
             eigenvalues, imag = np.sort(values.real), float(np.max(np.abs(values.imag)))
         return JacobianFacts(
             jacobian=jac,
-            ones_response=float(np.max(np.abs(jac @ np.ones_like(cache.x)))),
+            ones_response=float(np.max(np.abs(ones_product))),
             gamma_uniform=uniform,
-            xhat_response=float(np.max(np.abs(jac @ cache.normalized_x))),
+            xhat_response=float(np.max(np.abs(xhat_product))),
             symmetry_error=float(np.max(np.abs(jac - jac.T))),
             eigenvalues=eigenvalues,
             max_imag_eigenvalue=imag,
             predicted_eigenvalues=predicted_eigenvalues(cache) if uniform else None,
-            dx_error=rel_error(grads.dout @ jac, grads.dx),
+            dx_error=rel_error(dout_product, grads.dx),
             dx_judgement=judge(
-                grads.dout @ jac,
+                dout_product,
                 grads.dx,
                 cache.n * rounding_bounds(cache, np.abs(grads.dout))["dx"],
             ),

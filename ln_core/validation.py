@@ -230,8 +230,27 @@ def numeric_guard(what: str) -> Iterator[None]:
         try:
             yield
         except FloatingPointError as err:
-            raise ValueError(
-                f"{what} is not representable in floating point ({err}); the numbers are too "
-                "large or a variance is too close to 0. Rescale the input, use float64, or "
-                "raise eps."
-            ) from None
+            raise ValueError(_not_representable(what, str(err))) from None
+
+
+def checked_product(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
+    """np.dot(a, b) for finite a and b, refused by its value rather than by floating-point flags.
+
+    OpenBLAS can raise the invalid flag on finite inputs whose product it computes correctly
+    (its kernels work on padding and discard it: OpenBLAS #1924, NumPy #24067), and NumPy
+    reports the flags after every BLAS call, so inside numeric_guard a correct product would be
+    refused at random. Finite inputs give a non-finite product only by overflow, which the
+    product's own entries show.
+    """
+    with np.errstate(all="ignore"):
+        product = np.dot(a, b)
+    if not np.all(np.isfinite(product)):
+        raise ValueError(_not_representable(what, "overflow in a matrix product"))
+    return product
+
+
+def _not_representable(what: str, reason: str) -> str:
+    return (
+        f"{what} is not representable in floating point ({reason}); the numbers are too large "
+        "or a variance is too close to 0. Rescale the input, use float64, or raise eps."
+    )
