@@ -13,7 +13,13 @@ import numpy as np
 from ln_core.backward import StagedGrads, backward, param_axes
 from ln_core.forward import Cache, forward
 from ln_core.numerical import central_difference
-from ln_core.validation import as_float_array, check_dout, check_shape, numeric_guard
+from ln_core.validation import (
+    as_float_array,
+    check_dout,
+    check_shape,
+    checked_product,
+    numeric_guard,
+)
 
 # Each pass of the small blocks the lab draws costs about half a millisecond on a busy 2-core
 # machine (per-call overhead, not arithmetic), so this many take a few seconds; the Residual
@@ -87,7 +93,7 @@ def residual_forward(
     c = as_float_array("c", sublayer.c, x.dtype)
     check_shape("c", c, (d,), f"one bias per feature, D = {d}")
     with numeric_guard("The sublayer"):
-        f = np.tanh(x @ w + c)
+        f = np.tanh(checked_product(x, w, "The sublayer") + c)
         z = x + f
     return ResidualCache(
         x=x, sublayer=Sublayer(W=w, c=c), f=f, z=z, ln=forward(z, gamma, beta, eps)
@@ -98,7 +104,8 @@ def residual_backward(dout: np.ndarray, cache: ResidualCache) -> ResidualGrads:
     """Backward through LN, then the two paths of z = x + F(x). dout: x's shape."""
     dout = check_dout(dout, cache.x.shape, cache.x.dtype)
     ln_grads = backward(dout, cache.ln)
-    with numeric_guard("The residual backward pass"):
+    what = "The residual backward pass"
+    with numeric_guard(what):
         # y = LN(z)
         dz = ln_grads.dx
         # z = x + f                 (both terms get dz unchanged)
@@ -106,9 +113,9 @@ def residual_backward(dout: np.ndarray, cache: ResidualCache) -> ResidualGrads:
         df = dz
         # f = tanh(pre),  pre = x W + c
         dpre = df * (1.0 - cache.f**2)
-        dx_sublayer = dpre @ cache.sublayer.W.T
+        dx_sublayer = checked_product(dpre, cache.sublayer.W.T, what)
         flat_x = cache.x.reshape(-1, cache.x.shape[-1])
-        dW = flat_x.T @ dpre.reshape(-1, dpre.shape[-1])
+        dW = checked_product(flat_x.T, dpre.reshape(-1, dpre.shape[-1]), what)
         dc = np.sum(dpre, axis=param_axes(dpre.ndim))
         dx = dx_skip + dx_sublayer
     return ResidualGrads(

@@ -17,6 +17,7 @@ from ln_core import (
     residual_forward,
     residual_numerical_grads,
 )
+from ln_core.validation import checked_product
 
 SHAPES = [(4,), (3, 4), (2, 2, 4)]
 
@@ -123,3 +124,16 @@ def test_residual_numerical_gradient_refuses_sizes_it_cannot_finish_in_seconds()
     x = np.random.default_rng(0).normal(size=(16, 64))  # 2 * (1024 + 4096 + 64) passes
     with pytest.raises(ValueError, match=r"10,368 passes for x of shape \(16, 64\) and D = 64"):
         residual_numerical_grads(x, make_sublayer(64), np.ones(64), np.zeros(64), np.ones_like(x))
+
+
+def test_a_product_beyond_the_range_is_refused_naming_the_pass():
+    big = Sublayer(W=np.full((2, 2), 1e300), c=np.zeros(2))
+    with pytest.raises(ValueError, match="The sublayer is not representable"):
+        residual_forward(np.array([1e10, -3e10]), big, np.ones(2), np.zeros(2))
+
+
+def test_checked_product_refuses_by_value_and_ignores_the_flags(blas_raising_invalid):
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(checked_product(a, np.ones(2), "A product"), [3.0, 7.0])
+    with pytest.raises(ValueError, match=r"A product is not representable .*overflow"):
+        checked_product(np.full((2, 2), 1e308), np.ones(2), "A product")
