@@ -34,7 +34,7 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     if me is None or me.teaching or not me.following:
         return
     try:
-        follow = connect.store().poll(me.code, connect.browser_id()).follow
+        follow = connect.store().poll(me.code, connect.browser_id()).glance.follow
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version <= me.applied:

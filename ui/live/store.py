@@ -91,11 +91,9 @@ class Glance:
 
 @dataclass(frozen=True)
 class Poll:
-    """One student's look at the class: where to be, what is asked, what they answered."""
+    """One student's look at the class: what every student is shown, and what they answered."""
 
-    follow: Follow
-    ended: bool
-    question: Question | None
+    glance: Glance
     my_votes: dict[int, int]  # round -> option
 
 
@@ -408,7 +406,7 @@ class Store:
                         )
                     ).all()
                 )
-            return Poll(glance.follow, glance.ended, glance.question, mine)
+            return Poll(glance, mine)
 
     def vote(self, code: str, browser: str, question_id: int, round_no: int, option: int) -> None:
         """Record one vote; returns only once it is committed (a student may rely on it)."""

@@ -13,7 +13,7 @@ import streamlit as st
 
 from ui.live import connect, membership, wake
 from ui.live.rules import Refused
-from ui.live.store import Glance, Poll, StoreUnavailable
+from ui.live.store import Poll, StoreUnavailable
 
 # s between a student's own looks at the class, a last resort should wake-ups stop (they bring
 # the news within tenths of a second, and come again if one did not).
@@ -41,6 +41,7 @@ def _bar() -> None:
         return
     try:
         poll = connect.store().poll(me.code, connect.browser_id())
+        glance = poll.glance
     except StoreUnavailable as err:
         st.warning(connect.unavailable(err), icon=":material/wifi_off:")
         return
@@ -48,12 +49,11 @@ def _bar() -> None:
         st.info(f"{err} Your lab works on its own.")
         st.button("Leave the class", key="live_leave", on_click=_leave)
         return
-    if me.following and poll.follow.version > me.applied:
+    if me.following and glance.follow.version > me.applied:
         st.rerun()  # the whole app catches up (follow.catch_up)
-    wake.listen_bar(me.code, me.following, me.applied, Glance(poll.follow, poll.ended,
-                    poll.question))  # fmt: skip
+    wake.listen_bar(me.code, me.following, me.applied, glance)
     with st.container(border=True, key="live_bar"):
-        if poll.ended:
+        if glance.ended:
             st.info("The class has ended. Your lab stays as it is.")
             st.button("Leave the class", key="live_leave", on_click=_leave)
             return
@@ -70,7 +70,7 @@ def _bar() -> None:
 
 
 def _question(code: str, poll: Poll) -> None:
-    question = poll.question
+    question = poll.glance.question
     if question is None:
         return
     asked = question.asked
