@@ -49,9 +49,12 @@ def read_or_forget(self: WStates, key: str) -> Any:
     """WStates.__getitem__, but a sent value its widget cannot read is no value (KeyError,
     as for a widget the browser never sent); the widget's next registration replaces it."""
     state = self.states.get(key)
-    # Every widget's draw reads the whole session through here: a value the server stored
-    # itself (not Serialized) is checked no further.
-    if isinstance(state, Serialized) and _unreadable(state, self.widget_metadata.get(key)):
+    # Every widget's draw reads the whole session through here, each key that is not a widget's
+    # too: a missing key or a value the server stored itself (not Serialized) is checked no
+    # further.
+    if state is None or (
+        isinstance(state, Serialized) and _unreadable(state, self.widget_metadata.get(key))
+    ):
         raise KeyError(key)
     try:
         return _read(self, key)
