@@ -121,6 +121,7 @@ def test_a_class_of_five_through_two_replicas(browser, classroom, tmp_path):
         kit.goto_in_session(teacher, "stepper")
         for step in (2, 3, 4):
             _click(teacher, "Next")
+            expect(kit.main(teacher).locator("h2").first).to_contain_text(f"Step {step} of 20")
             for _, tab in students:
                 expect(kit.main(tab).locator("h2").first).to_contain_text(
                     f"Step {step} of 20", timeout=FOLLOW_MS
