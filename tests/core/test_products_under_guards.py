@@ -14,7 +14,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from ln_core.validation import checked_product
 
 LN_CORE = Path(__file__).resolve().parents[2] / "ln_core"
 
@@ -65,3 +68,10 @@ with numeric_guard("x"):
 f = b @ c
 """
     assert _guarded_products(ast.parse(source)) == [3, 4]
+
+
+def test_checked_product_refuses_by_value_and_ignores_the_flags(blas_raising_invalid):
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(checked_product(a, np.ones(2), "A product"), [3.0, 7.0])
+    with pytest.raises(ValueError, match=r"A product is not representable .*overflow"):
+        checked_product(np.full((2, 2), 1e308), np.ones(2), "A product")

@@ -17,7 +17,6 @@ from ln_core import (
     residual_forward,
     residual_numerical_grads,
 )
-from ln_core.validation import checked_product
 
 SHAPES = [(4,), (3, 4), (2, 2, 4)]
 
@@ -130,10 +129,3 @@ def test_a_product_beyond_the_range_is_refused_naming_the_pass():
     big = Sublayer(W=np.full((2, 2), 1e300), c=np.zeros(2))
     with pytest.raises(ValueError, match="The sublayer is not representable"):
         residual_forward(np.array([1e10, -3e10]), big, np.ones(2), np.zeros(2))
-
-
-def test_checked_product_refuses_by_value_and_ignores_the_flags(blas_raising_invalid):
-    a = np.array([[1.0, 2.0], [3.0, 4.0]])
-    np.testing.assert_array_equal(checked_product(a, np.ones(2), "A product"), [3.0, 7.0])
-    with pytest.raises(ValueError, match=r"A product is not representable .*overflow"):
-        checked_product(np.full((2, 2), 1e308), np.ones(2), "A product")

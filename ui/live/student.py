@@ -41,7 +41,6 @@ def _bar() -> None:
         return
     try:
         poll = connect.store().poll(me.code, connect.browser_id())
-        glance = poll.glance
     except StoreUnavailable as err:
         st.warning(connect.unavailable(err), icon=":material/wifi_off:")
         return
@@ -49,6 +48,7 @@ def _bar() -> None:
         st.info(f"{err} Your lab works on its own.")
         st.button("Leave the class", key="live_leave", on_click=_leave)
         return
+    glance = poll.glance
     if me.following and glance.follow.version > me.applied:
         st.rerun()  # the whole app catches up (follow.catch_up)
     wake.listen_bar(me.code, me.following, me.applied, glance)
