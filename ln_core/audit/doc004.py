@@ -33,7 +33,8 @@ DINV = q.node_gradient(
 DSQRT = q.node_gradient(
     "dsqrt_sve",
     "dsqrt_sve, one per feature",
-    lambda st: st.largest(st.s**2 * st.group_sum(np.abs(st.x_sm * st.dxhat))),
+    # s² Σ|(x - μ) dx̂|, in x̂ (see normalized_moment).
+    lambda st: st.largest(st.s * q.normalized_moment(st)),
 )
 DSVE = q.node_gradient("dsve", "dsve, one per feature", q.size_dvar)
 DSAMPLE_VAR = q.node_gradient("dsample_var", "dsample_var, one per feature", q.size_dvar)

@@ -34,13 +34,16 @@ def size_dxhat(st: Setting) -> np.ndarray:
     return st.largest(np.abs(st.dxhat))
 
 
-def _moment(st: Setting) -> np.ndarray:
-    """Σ|(x - μ) dx̂| per group, the size of the sums behind dσ² and dinv_sqrt_sve."""
-    return st.group_sum(np.abs(st.x_sm * st.dxhat))
+def normalized_moment(st: Setting) -> np.ndarray:
+    """Σ|x̂ dx̂| per group, which is s Σ|(x - μ) dx̂|: the sums behind dσ² and dsqrt_sve are
+    sized in x̂ so that no power of s is formed. At eps = 0 a variance of 1e-300 makes s³
+    overflow while s³ Σ|(x - μ) dx̂| is finite."""
+    return st.group_sum(np.abs(st.xhat * st.dxhat))
 
 
 def size_dvar(st: Setting) -> np.ndarray:
-    return st.largest(0.5 * st.s**3 * _moment(st))
+    """s³ Σ|(x - μ) dx̂| / 2, written as s² Σ|x̂ dx̂| / 2 (see normalized_moment)."""
+    return st.largest(0.5 * st.s * (st.s * normalized_moment(st)))
 
 
 def _spread(st: Setting) -> np.ndarray:
@@ -97,7 +100,10 @@ DMU_VIA_VAR = Quantity(
     text="the part of ∂L/∂μ that reaches μ through σ² (path 2)",
     how="minus the sum of the staged backward's dx_sm_via_sq_xsm",
     compute=lambda st: -st.group_sum(st.grads.dx_sm_via_sq_xsm),
-    scale=lambda st: st.largest(st.s**3 * _moment(st) * st.group_sum(np.abs(st.x_sm)) / st.n),
+    # s³ Σ|(x - μ) dx̂| Σ|x - μ| / n, in x̂ (see normalized_moment).
+    scale=lambda st: st.largest(
+        st.s * normalized_moment(st) * st.group_sum(np.abs(st.xhat)) / st.n
+    ),
     always_zero=True,
 )
 # The staged backward's dgx is dout, and its dgamma, dbeta are dgx ⊙ normalized_x and dgx
@@ -273,5 +279,6 @@ XHAT_DSIGMA = _of_node(
     "normalized_x",
     "sqrt_sve",
     "∂x̂_i/∂σ with x and μ held",
-    lambda st: st.largest(st.s**2 * (np.abs(st.x_sm) + st.sigma)),
+    # s² (|x - μ| + σ), in x̂ (see normalized_moment).
+    lambda st: st.largest(st.s * (np.abs(st.xhat) + st.s * st.sigma)),
 )

@@ -35,6 +35,12 @@ from ln_core.verdict import CANNOT_RESOLVE, PASS, decide
 # Safety factor on the rounding chain of two float64 computations from the same values.
 ROUNDINGS = 64.0
 SHOWN = 6  # how many numbers of the formula and the reference a result carries
+BEYOND_FLOAT64 = (
+    "These inputs cannot decide: on them the true value, the terms it is made of or the "
+    "round-off those carry pass float64's largest number (about 1.8e308), so there is nothing "
+    "to measure the formula against. Entries whose spread lies between 1e-100 and 1e100 can be "
+    "judged."
+)
 
 
 def _why_zero(case: Case, model: Model, c: int) -> str:
@@ -64,7 +70,7 @@ def _why_zero(case: Case, model: Model, c: int) -> str:
             f"and {then}"
         )
     if not reasons:
-        reasons.append("the true value happens to be 0 here")
+        return "the true value is 0 on these particular numbers. Try another seed"
     return f"{'; '.join(reasons)}. Try {try_} with a random upstream gradient"
 
 
@@ -82,6 +88,10 @@ class _Compared:
         if self.mask is not None:
             a = np.where(self.mask, a, 0.0)
         return np.max(a.reshape(a.shape[0], -1), axis=1)
+
+    def finite(self, a: np.ndarray) -> np.ndarray:
+        """Whether every entry of `a` the formula speaks about is finite, per case, (C,)."""
+        return self.largest(np.where(np.isfinite(a), 0.0, 1.0)) == 0
 
     @cached_property
     def gap(self) -> np.ndarray:
@@ -163,14 +173,23 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
             AuditResult(**base, verdict="cannot decide", reason=reason, note=note) for note in notes
         ]
     compared = _compared(entry, st, entry.formula)
-    finite = compared.largest(np.where(np.isfinite(compared.value), 0.0, 1.0)) == 0
+    finite = compared.finite(compared.value)
     quantity = entry.quantity
     scale = st.reference(quantity)[1]
-    bound = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale * st.offset
-    if quantity.moved:
-        bound = bound + st.difference_bound(quantity.moved, quantity.read, scale)
+    with np.errstate(over="ignore"):
+        bound = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale * st.offset
+        if quantity.moved:
+            bound = bound + st.difference_bound(quantity.moved, quantity.read, scale)
     gap, error = compared.gap, compared.error
     size = scale if quantity.always_zero else compared.largest(np.abs(compared.reference))
+    # Near float64's largest number the true value, its terms or the round-off they carry can
+    # overflow: then there is nothing to measure a formula against.
+    measurable = (
+        compared.finite(compared.reference)
+        & np.isfinite(scale)
+        & np.isfinite(bound)
+        & np.isfinite(size)
+    )
     corrected = None
     if entry.correction is not None:
         corrected = _compared(entry, st, entry.correction.formula).error
@@ -183,6 +202,11 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
             )
             results.append(
                 AuditResult(**base, verdict="cannot decide", reason=reason, note=notes[c])
+            )
+            continue
+        if not measurable[c]:
+            results.append(
+                AuditResult(**base, verdict="cannot decide", reason=BEYOND_FLOAT64, note=notes[c])
             )
             continue
         verdict, reason = _decide(entry, case, c, gap[c], bound[c], size[c], error[c], scale[c])

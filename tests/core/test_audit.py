@@ -22,6 +22,7 @@ from ln_core.audit import (
     doc003,
     doc004,
 )
+from ln_core.audit.verdict import BEYOND_FLOAT64
 from teaching.presets import make_example
 
 UNDECIDED = "These inputs cannot decide"
@@ -231,3 +232,46 @@ def test_stacked_cases_are_judged_as_each_alone():
             assert a.values == pytest.approx(b.values, rel=1e-12, abs=1e-15), a.id
             if a.error is not None:
                 assert a.error == pytest.approx(b.error, rel=1e-6, abs=1e-15), a.id
+
+
+NON_FINITE = ("inf", "nan")
+
+
+def _numbers_and_words(result) -> list[object]:
+    return [
+        result.error,
+        result.correction_error,
+        *result.values,
+        *result.reference_values,
+        *result.reason.lower().replace(",", " ").replace("(", " ").replace(")", " ").split(),
+    ]
+
+
+@pytest.mark.parametrize(
+    "spread, d",
+    [(1e-150, 3), (1e-150, 24), (1e-153, 5), (1e154, 3), (5.6e153, 8)],
+    ids=["tiny D=3", "tiny D=24", "tinier D=5", "huge D=3", "huge D=8"],
+)
+def test_near_float64s_limits_no_verdict_rests_on_an_infinite_size(spread, d):
+    """At eps = 0, a variance of 1e-300 makes s³ overflow though the terms it sizes (s² Σ|x̂ dx̂|)
+    do not; entries of 1e153 make the central differences' round-off overflow. A size that
+    overflows is never shown, and a verdict is not measured against it."""
+    rng = np.random.default_rng(0)
+    x = spread * rng.standard_normal((2, d))
+    results = audit(x, np.ones(d), np.zeros(d), rng.standard_normal((2, d)), 0.0)
+    shown = [v for r in results for v in _numbers_and_words(r) if v is not None]
+    assert not [v for v in shown if isinstance(v, float) and not np.isfinite(v)]
+    assert not [v for v in shown if isinstance(v, str) and v.strip(".;") in NON_FINITE]
+    if spread > 1:
+        beyond = [r for r in results if r.reason == BEYOND_FLOAT64]
+        assert beyond and all(r.verdict == "cannot decide" for r in beyond)
+
+
+def test_the_sizes_of_the_variance_gradients_do_not_overflow_where_they_are_finite():
+    # s = 1e150: s³ alone overflows; s³ Σ|(x - μ) dx̂| is about 1e300.
+    x = np.array([[1e-150, -1e-150, 0.0]])
+    results = audit(x, np.ones(3), np.zeros(3), np.array([[0.3, -1.2, 0.8]]), 0.0)
+    # Averaging over the wrong axis is exposed: its gap (about 1e300) is measured against the
+    # round-off of terms of about 1e300, not against an infinite size.
+    (axis,) = [r for r in results if r.step == "④ dsq_xsm, read as LayerNorm"]
+    assert axis.verdict == "wrong" and np.isfinite(axis.error), axis.reason
