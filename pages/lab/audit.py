@@ -32,7 +32,7 @@ def one_document(results: list[AuditResult]) -> None:
         format_func=labels.get,
         **state.bound("audit_document"),
     )
-    audit_view.document_entries(results, key, s["audit_filter"], s.get("audit_open"))
+    audit_view.document_entries(results, key, s["audit_filter"], s["audit_opened"])
 
 
 with stops_on_error():
@@ -49,7 +49,10 @@ with stops_on_error():
         **state.bound("audit_filter", parse=lambda chosen: chosen or "all"),
     )
     picked = audit_view.summary(results, s["audit_filter"])
-    if picked is not None:
-        # A selected row opens its document at that formula.
-        s["audit_document"], s["audit_open"] = picked.document, picked.step
+    # A row selected anew opens its document at that formula. The selection stays on later
+    # runs, where it must not reopen a formula the student has folded since.
+    if picked is not None and (picked.document, picked.step) != s.get("audit_picked"):
+        formula = (picked.document, picked.step)
+        s["audit_document"], s["audit_picked"] = picked.document, formula
+        s["audit_opened"] = s["audit_opened"] | {formula}
     one_document(results)

@@ -55,6 +55,13 @@ def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
     assert list(after["verdict"]) == list(frame["verdict"])  # a random seed decides alike
 
 
+def _pick(lab, row: int) -> None:
+    """Select the summary's row `row`, as a click on it does."""
+    lab.state["audit_pick"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    lab.run()
+    lab.assert_clean()
+
+
 def test_d2_without_eps_shows_cannot_decide(lab):
     lab.set_sidebar("d", 2).set_sidebar("eps", 0.0)
     lab.open("Derivation audit")
@@ -62,8 +69,10 @@ def test_d2_without_eps_shows_cannot_decide(lab):
     frame = _summary(lab)
     undecided = frame[frame["verdict"] == "cannot decide"]
     assert "the three-path ∇X derivation" in set(undecided["document"])
-    lab.widget("selectbox", "Read one document's formulas").set_value("001")
-    lab.run()
+    assert "These inputs cannot decide" not in _page_text(lab)  # every entry folded
+    three_path = undecided[undecided["document"] == "the three-path ∇X derivation"]
+    _pick(lab, int(three_path.index[0]))
+    assert lab.subheaders()[1] == "The three-path ∇X derivation"
     assert "These inputs cannot decide" in _page_text(lab)
     assert "Try D ≥ 3" in _page_text(lab)
 
@@ -79,8 +88,12 @@ def test_documents_by_name_with_their_notation_no_hash_names_no_none(lab):
     assert frame["corrected form's error"].eq("—").sum() > 0  # a dash where nothing is corrected
     notation = [e for e in lab.at.main.expander if e.label.startswith("Notation")]
     assert len(notation) == 1  # the chosen document's
-    shown = frame[frame["document"] == "the residual-connection derivation"]
-    assert len(lab.at.main.latex) > len(shown)  # every formula as written, corrections too
+    # A folded entry draws nothing; an open wrong one, the formula as written and its
+    # correction.
+    assert not lab.at.main.latex
+    wrong = frame[(frame["document"] == frame["document"].iloc[0]) & (frame["verdict"] == "wrong")]
+    _pick(lab, int(wrong.index[0]))
+    assert len(lab.at.main.latex) == 2
 
 
 def test_the_wrong_only_filter_keeps_the_wrong_formulas_in_the_table_and_below(lab):
@@ -100,9 +113,7 @@ def test_selecting_a_row_opens_that_formulas_explanation(lab):
     lab.open("Derivation audit")
     frame = _summary(lab)
     row = int(frame.index[frame["verdict"] == "wrong"][0])
-    lab.state["audit_pick"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
-    lab.run()
-    lab.assert_clean()
+    _pick(lab, row)
     step = frame["formula"].iloc[row]
     opened = [e for e in lab.at.main.expander if e.label.startswith(f"{step}: ")]
     assert opened and opened[0].proto.expanded, step
@@ -114,3 +125,30 @@ def test_the_notation_key_names_no_internal_key(lab):
     lab.open("Derivation audit")
     notation = [m.value for m in lab.at.main.markdown if "in the lab" in m.value]
     assert notation and not [n for n in notation if " writes |" in n and "document writes" not in n]
+
+
+def _open_entries(lab) -> dict[str, bool]:
+    """Each formula's entry on the page: whether it is open, by step."""
+    return {
+        e.label.split(": ")[0]: bool(e.children)
+        for e in lab.at.main.expander
+        if not e.label.startswith("Notation")
+    }
+
+
+def test_an_opened_formula_stays_open_as_the_inputs_change_and_folded_stays_folded(lab):
+    lab.open("Derivation audit")
+    frame = _summary(lab)
+    row = int(frame.index[frame["verdict"] == "wrong"][0])
+    step = frame["formula"].iloc[row]
+    _pick(lab, row)
+    titles = [e.label for e in lab.at.main.expander]
+    assert _open_entries(lab)[step] and sum(_open_entries(lab).values()) == 1
+    lab.set_sidebar("seed", 3)  # another error in every title: Streamlit's widgets are new
+    assert [e.label for e in lab.at.main.expander] != titles
+    assert _open_entries(lab)[step] and sum(_open_entries(lab).values()) == 1
+    # The student folds it (what the fold's callback stores); the row stays selected, and a
+    # later run must not open it again.
+    lab.state["audit_opened"] = frozenset()
+    lab.set_sidebar("seed", 4)
+    assert not any(_open_entries(lab).values())

@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 
+from ln_core.audit import DOCUMENTS
 from ui.session.share import ARRAYS, SCALARS
 
 LINK_WARNING = "Parts of this link were not usable"
@@ -354,12 +355,23 @@ def test_the_audit_never_measures_against_terms_of_infinite_size(open_link):
             "Derivation audit"
         )
         _assert_safe(lab)
-        texts = [
-            str(value)
-            for frame in lab.at.main.dataframe
-            for column in frame.value.columns
-            for value in frame.value[column]
-        ] + [e.value for kind in ("markdown", "caption", "info") for e in getattr(lab.at, kind)]
+        summary = lab.at.main.dataframe[0].value
+        texts = [str(value) for column in summary.columns for value in summary[column]]
+        # Every formula's entry, opened, document by document.
+        by_name = {document.name: key for key, document in DOCUMENTS.items()}
+        lab.state["audit_opened"] = frozenset(
+            zip(summary["document"].map(by_name), summary["formula"], strict=True)
+        )
+        for key in DOCUMENTS:
+            lab.widget("selectbox", "Read one document's formulas").set_value(key)
+            lab.run()
+            _assert_safe(lab)
+            entries = [e for e in lab.at.main.expander if not e.label.startswith("Notation")]
+            assert entries and all(e.children for e in entries), key
+            texts += [e.label for e in entries] + [
+                e.value for kind in ("markdown", "caption", "info") for e in getattr(lab.at, kind)
+            ]
+            texts += [str(v) for table in lab.at.main.table for v in table.value.to_numpy().ravel()]
         assert not [t for t in texts if NON_FINITE_WORD.search(t)], "an infinite size is shown"
 
 

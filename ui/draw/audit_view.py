@@ -5,6 +5,7 @@ which is session state)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 
 import pandas as pd
 import pyarrow as pa
@@ -48,9 +49,14 @@ def counts(results: list[AuditResult]) -> str:
 FILTERS = {"all": "every formula", "wrong": "wrong only", "cannot decide": "cannot decide only"}
 
 
+def keeps(verdict: str, result: AuditResult) -> bool:
+    """Whether the filter ("all", or one verdict) keeps `result`."""
+    return verdict in ("all", result.verdict)
+
+
 def kept(results: list[AuditResult], verdict: str) -> list[AuditResult]:
-    """The results the filter keeps ("all", or one verdict)."""
-    return results if verdict == "all" else [r for r in results if r.verdict == verdict]
+    """The results the filter keeps."""
+    return [r for r in results if keeps(verdict, r)]
 
 
 def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
@@ -106,9 +112,31 @@ def _numbers(result: AuditResult) -> None:
     st.table(table, hide_index=False)
 
 
-def _entry(result: AuditResult, opened: bool) -> None:
+def _fold(key: str, formula: tuple[str, str]) -> None:
+    """Copy an entry's fold, as the student left it, into the state's set of open formulas."""
+    s = st.session_state
+    s["audit_opened"] = s["audit_opened"] | {formula} if s[key] else s["audit_opened"] - {formula}
+
+
+def _entry(result: AuditResult, place: int, opened: bool) -> None:
     title = f"{result.step}: {result.verdict} (error {number(result.error)})"
-    with st.expander(title, icon=ICONS[result.verdict], expanded=opened):
+    key = f"audit_entry_{result.document}_{place}"
+    # The state is the truth and the fold its view (as for every control, ui.session.state.bound):
+    # the title, and with it Streamlit's widget, changes with the inputs, and an entry the
+    # student opened stays open.
+    st.session_state[key] = opened
+    entry = st.expander(
+        title,
+        icon=ICONS[result.verdict],
+        key=key,
+        on_change=_fold,
+        args=(key, (result.document, result.step)),
+    )
+    # A closed entry's content is not drawn: drawing every entry of a document was nine tenths
+    # of this fragment's CPU. Opening one reruns the fragment, which then draws it.
+    if not entry.open:
+        return
+    with entry:
         st.markdown(
             "**The lab's own completion (the document never writes this line)**"
             if result.written_by_lab
@@ -226,14 +254,20 @@ def document_labels(results: list[AuditResult]) -> dict[str, str]:
 
 
 def document_entries(
-    results: list[AuditResult], key: str, verdict: str = "all", opened: str | None = None
+    results: list[AuditResult],
+    key: str,
+    verdict: str = "all",
+    opened: Collection[tuple[str, str]] = (),
 ) -> None:
-    """One document's formulas the filter keeps, each folded (the `opened` step unfolded),
-    under its notation key."""
+    """One document's formulas the filter keeps, each folded unless its (document, step) is
+    `opened`, under its notation key."""
     document = DOCUMENTS[key]
-    mine = kept([r for r in results if r.document == key], verdict)
+    everything = [r for r in results if r.document == key]
+    mine = kept(everything, verdict)
     st.header(document.name[0].upper() + document.name[1:])
     st.caption(plain(f"{document.summary} Here: {len(mine)} formulas, {_tally(mine)}."))
     _notation(document)
-    for result in mine:
-        _entry(result, result.step == opened)
+    # Keyed by its place in the whole document, so the filter does not move its fold.
+    for place, result in enumerate(everything):
+        if keeps(verdict, result):
+            _entry(result, place, (key, result.step) in opened)

@@ -144,7 +144,8 @@ SCHEMA: dict[str, Key] = {
         "the audit's verdict filter: all, wrong or cannot decide",
         one_of(("all", "wrong", "cannot decide")),
     ),
-    "audit_open": Key(None, _D, "the audit formula (its step) whose explanation is unfolded"),
+    "audit_picked": Key(None, _D, "the audit formula last picked in the summary: (document, step)"),
+    "audit_opened": Key(frozenset(), _D, "the audit formulas unfolded: (document, step) pairs"),
     "audit_pick": Key(None, _W, "the row selected in the audit's summary table"),
     "audit_pick_phone": Key(None, _W, "the row selected in the audit's summary table on a phone"),
     "derive_target": Key(
@@ -198,6 +199,7 @@ FAMILIES: dict[str, Key] = {
     "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
     "phone_editor_": Key(None, _W, "the same array's editor on a phone: phone_editor_<...>"),
+    "audit_entry_": Key(None, _W, "one audit formula's fold: audit_entry_<its place>"),
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
