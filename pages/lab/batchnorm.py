@@ -8,7 +8,7 @@ from ui.draw.tables import columns_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.export.notebook import View
-from ui.export.notebook_download import notebook_downloads
+from ui.export.notebook_download import notebook_expander
 from ui.lesson.glossary import glossary_expander
 from ui.server import caps, compute
 from ui.session import share, state
@@ -96,9 +96,11 @@ def normalized() -> None:
             "Read: the output (left) and dx (right) entry by entry, red positive, blue negative; "
             "compare which axis their patterns run along as you switch normalization."
         )
-        with st.expander("Take this view to Jupyter", icon=":material/download:"):
-            # The notebooks show the normalization chosen above, on the same rows.
-            notebook_downloads(View(batch, s["preset"], share.current_link(view=view), norm))
+        # The notebooks show the normalization chosen above, on the same rows.
+        notebook_expander(
+            "jupyter_batchnorm",
+            lambda: View(batch, s["preset"], share.current_link(view=view), norm),
+        )
 
 
 normalized()

@@ -17,7 +17,7 @@ from ui.draw.result_panel import result_panel
 from ui.entry.errors import shown_errors
 from ui.entry.inputs import Inputs
 from ui.export.notebook import View
-from ui.export.notebook_download import notebook_downloads
+from ui.export.notebook_download import notebook_expander
 from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
 from ui.live import follow
@@ -102,8 +102,10 @@ def one_step() -> None:
         with after:
             if revealed:
                 revealed_checks(current, inputs, cache, grads, index)
-            with st.expander("Take this view to Jupyter", icon=":material/download:"):
-                notebook_downloads(View(inputs, s["preset"], share.current_link(view=view)))
+            notebook_expander(
+                "jupyter_stepper",
+                lambda: View(inputs, s["preset"], share.current_link(view=view)),
+            )
 
 
 def revealed_checks(

@@ -67,6 +67,9 @@ def test_the_export_page_offers_both_notebooks_of_the_current_view(lab, download
 
 def test_the_stepper_offers_the_notebooks_with_its_layer_options(lab, downloads):
     lab.open("Stepper")
+    # Folded, the downloads are not even registered: a Next does not pay for them.
+    assert not lab.at.main.get("download_button") and not downloads
+    lab.state["jupyter_stepper"] = True  # the student opens the fold
     lab.widget("selectbox", "Affine parameters").set_value("gamma")
     lab.run()
     lab.assert_clean()
@@ -89,6 +92,8 @@ NORMALIZED = {
 
 def test_the_comparison_page_offers_the_notebooks_of_the_normalization_it_shows(lab, downloads):
     lab.set_sidebar("shape_kind", "tokens").open("LayerNorm vs BatchNorm")
+    assert not downloads
+    lab.state["jupyter_batchnorm"] = True
     for norm, (title, axis, line) in NORMALIZED.items():
         downloads.clear()
         lab.widget("radio", "Normalize").set_value(norm)

@@ -3,6 +3,7 @@ the comparison page (LayerNorm vs BatchNorm vs RMSNorm)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
@@ -34,3 +35,16 @@ def notebook_downloads(view: View) -> None:
     ]
     for column, (label, write, file_name, icon) in zip(st.columns(2), downloads, strict=True):
         download(column, label, partial(write, view), file_name, _MIME, icon)
+
+
+def notebook_expander(key: str, view: Callable[[], View]) -> None:
+    """The downloads of `view()`, folded under "Take this view to Jupyter" and drawn only
+    while it is open: the pages that fold them are fragments a click reruns (the Stepper's
+    Next), and each run would otherwise register both files and build the view's link again.
+    `key` names the fold in the state (jupyter_<page>)."""
+    folded = st.expander(
+        "Take this view to Jupyter", icon=":material/download:", key=key, on_change="rerun"
+    )
+    if folded.open:
+        with folded:
+            notebook_downloads(view())

@@ -200,6 +200,7 @@ FAMILIES: dict[str, Key] = {
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
     "phone_editor_": Key(None, _W, "the same array's editor on a phone: phone_editor_<...>"),
     "audit_entry_": Key(None, _W, "one audit formula's fold: audit_entry_<its place>"),
+    "jupyter_": Key(None, _W, "a page's folded notebook downloads: jupyter_<page>"),
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
     "zoom_": Key(None, _W, "a large matrix's zoom window: zoom_<title>"),
