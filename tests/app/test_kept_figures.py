@@ -17,7 +17,7 @@ from ui.draw import figures
 rng = np.random.default_rng(7)
 ROWS = rng.standard_normal((3, 8))
 BUILT = {
-    "heatmap": lambda: figures.heatmap.__wrapped__(ROWS, "x, boxed", boxes="rows"),
+    "heatmap": lambda: figures.heatmap(ROWS, "x, boxed", boxes="rows"),
     "histograms": lambda: figures.overlaid_histograms.__wrapped__(
         {"a": ROWS[0], "b": ROWS[1]}, "dx entries"
     ),
@@ -51,3 +51,16 @@ def test_a_plain_figure_makes_its_dict_anew_each_time():
     """The cost KeptFigure saves: Plotly copies the figure on every call."""
     plain = go.Figure(BUILT["heatmap"]())
     assert plain.to_dict() is not plain.to_dict()
+
+
+@pytest.mark.parametrize("rows", [3, 80], ids=["kept by its content", "through Streamlit's cache"])
+def test_a_heatmap_of_the_same_numbers_is_the_same_figure(rows):
+    """A small matrix is its own key (ui.draw.tables.KEPT_ENTRIES); a large one goes through
+    st.cache_resource. Either way equal numbers in another array find the figure built before,
+    and other numbers or options do not."""
+    matrix = rng.standard_normal((rows, 64))
+    first = figures.heatmap(matrix, "J", limit=2.0)
+    assert figures.heatmap(matrix.copy(), "J", limit=2.0) is first
+    assert figures.heatmap(matrix + 1.0, "J", limit=2.0) is not first
+    assert figures.heatmap(matrix.copy(), "J", limit=3.0) is not first
+    assert (rows * 64 <= figures.KEPT_ENTRIES) == (rows == 3)

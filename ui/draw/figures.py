@@ -9,6 +9,7 @@ serialised form is made once too.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import numpy as np
@@ -16,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import ln_core
+from ui.draw.tables import KEPT_ENTRIES, Content, content_arrays, content_key
 
 # Red for positive, blue for negative, white at 0: readable on a projector and in grey scale.
 DIVERGING = "RdBu_r"
@@ -49,7 +51,6 @@ class KeptFigure(go.Figure):
         return kept
 
 
-@_shared
 def heatmap(
     matrix: np.ndarray,
     title: str,
@@ -69,6 +70,36 @@ def heatmap(
     limit: the colour scale runs from -limit to +limit (default: the largest |entry|), so
     panels compared side by side can share one scale.
     """
+    options = (title, x_label, y_label, x0, y0, step, height, boxes, limit)
+    if matrix.size <= KEPT_ENTRIES:
+        return _small_heatmap(content_key({"matrix": matrix}), *options)
+    return _large_heatmap(matrix, *options)
+
+
+# A small matrix is its own cache key, found in about 2 µs; Streamlit's cache hashes every
+# argument on each call (about 90 µs), and a page draws up to five heatmaps per click.
+@functools.lru_cache(maxsize=64)
+def _small_heatmap(content: Content, *options: object) -> KeptFigure:
+    return _build_heatmap(content_arrays(content)["matrix"], *options)
+
+
+@_shared
+def _large_heatmap(matrix: np.ndarray, *options: object) -> KeptFigure:
+    return _build_heatmap(matrix, *options)
+
+
+def _build_heatmap(
+    matrix: np.ndarray,
+    title: str,
+    x_label: str,
+    y_label: str,
+    x0: int,
+    y0: int,
+    step: int,
+    height: int,
+    boxes: Literal["rows", "columns"] | None,
+    limit: float | None,
+) -> KeptFigure:
     if limit is None:
         limit = float(np.max(np.abs(matrix))) if matrix.size else 1.0
     rows, cols = matrix.shape
