@@ -1,13 +1,12 @@
 """Gradient check: analytic gradients against central differences, and how a check fails."""
 
-import pandas as pd
 import streamlit as st
 
 from ln_core.bugs import CAUGHT, Bug
 from teaching.verdicts import RULE, caught, check_headline, gradient_verdict, resolving_inputs
 from ui.draw.figures import error_vs_step
 from ui.draw.matrix_view import draw_matrix
-from ui.draw.tables import CHECK_COLUMNS, bug_table, check_table
+from ui.draw.tables import CHECK_COLUMNS, bug_across_eps_table, bug_table, check_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.lesson.glossary import glossary_expander
@@ -117,22 +116,8 @@ def break_the_backward(index: tuple[int, ...]) -> None:
         st.caption("The buggy dx beside the true one and central differences, on this vector:")
         st.dataframe(bug_table(result), width="stretch")
         st.caption("The same bug at other values of eps, on the same vector and by the same rule:")
-        rows = {
-            f"eps = {eps:g}": compute.bug_check(vector.with_eps(eps), bug.value)
-            for eps in EPS_SWEEP
-        }
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    "buggy dx relative error": [
-                        f"{r.judgement.relative:.1e}" for r in rows.values()
-                    ],
-                    "caught": [r.outcome for r in rows.values()],
-                },
-                index=list(rows),
-            ),
-            width="stretch",
-        )
+        across = compute.bug_across_eps(vector, bug.value, EPS_SWEEP)
+        st.dataframe(bug_across_eps_table(EPS_SWEEP, across), width="stretch", hide_index=False)
         gap = compute.bug_jacobian_gap(vector, bug.value)
         draw_matrix(gap, "analytic J minus numerical J: where the bug lives")
 

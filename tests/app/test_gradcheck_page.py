@@ -52,6 +52,25 @@ def test_the_buggy_dx_is_shown_beside_the_true_one(lab):
     assert (frame["true dx"] != frame["buggy dx"]).any()
 
 
+def test_the_bug_across_eps_agrees_with_the_check_above_it_and_follows_the_bug(lab):
+    lab.open("Gradient check")
+    tables = {}
+    for bug in (Bug.EPS_AFTER_SQRT, Bug.FORGET_GAMMA):
+        lab.at.main.selectbox(key="w_bug_").set_value(bug.value)
+        lab.run()
+        lab.assert_clean()
+        frame = next(f.value for f in lab.at.main.dataframe if "caught" in f.value.columns)
+        assert list(frame.index) == ["eps = 1e-05", "eps = 0.001", "eps = 0.1"]
+        # The sidebar's eps is 1e-5: its row is the check the metrics above report.
+        error, caught = _caught(lab)
+        assert float(frame.loc["eps = 1e-05", "buggy dx relative error"]) == float(f"{error:.1e}")
+        assert frame.loc["eps = 1e-05", "caught"] == caught
+        tables[bug] = frame
+    # eps_after_sqrt moves with eps, forget_gamma does not care.
+    assert tables[Bug.EPS_AFTER_SQRT]["buggy dx relative error"].nunique() == 3
+    assert not tables[Bug.EPS_AFTER_SQRT].equals(tables[Bug.FORGET_GAMMA])
+
+
 def test_gradcheck_tables_follow_the_seed(lab):
     lab.open("Gradient check")
     before = lab.table(0)

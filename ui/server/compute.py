@@ -141,6 +141,15 @@ def bug_check(inputs: Inputs, bug: str) -> ln_core.BugCheck:
     return ln_core.check_bug(gradient_check(inputs), inputs.dout, forward(inputs), bug)
 
 
+@cached(32, 1)
+def bug_across_eps(
+    vector: Inputs, bug: str, eps_values: tuple[float, ...]
+) -> tuple[ln_core.BugCheck, ...]:
+    """bug_check of one vector at each of `eps_values`: the page's table of them is one cache
+    hit on a click, not one per eps."""
+    return tuple(bug_check(vector.with_eps(eps), bug) for eps in eps_values)
+
+
 @cached(32, 8)
 def bug_jacobian_gap(vector: Inputs, bug: str) -> np.ndarray:
     """Buggy analytic Jacobian minus the numerical one for one vector (x: (D,)), (D, D)."""
