@@ -19,11 +19,13 @@ from streamlit.testing.v1 import AppTest
 @dataclass(frozen=True)
 class Interaction:
     """page: the page's name (its script's stem); label: what the student does; act: the
-    change made to the AppTest before the fragment's rerun."""
+    change made to the AppTest before the fragment's rerun; nested: the widget is in the
+    fragment inside the page's (bench.fragment_rerun.page_fragment)."""
 
     page: str
     label: str
     act: Callable[[AppTest], object]
+    nested: bool = False  # in the fragment inside the page's fragment, which reruns alone
 
 
 def clicked(label: str) -> Callable[[AppTest], object]:
@@ -57,9 +59,10 @@ INTERACTIONS: tuple[Interaction, ...] = (
     Interaction("jacobian", "Three paths off", toggled("w_jacobian_paths_", False)),
     Interaction("jacobian", "Row 0", typed("w_view_b_", "0")),
     Interaction("gradcheck", "Row 1", typed("w_view_b_", "1")),
-    Interaction("gradcheck", "A known bug", chosen("w_bug_", "forget_gamma")),
-    Interaction("gradcheck", "No bug", chosen("w_bug_", "none")),
     Interaction("gradcheck", "Row 0", typed("w_view_b_", "0")),
+    # Last: after a nested fragment's rerun AppTest holds that fragment's widgets only.
+    Interaction("gradcheck", "A known bug", chosen("w_bug_", "forget_gamma"), nested=True),
+    Interaction("gradcheck", "No bug", chosen("w_bug_", "none"), nested=True),
     Interaction("audit", "Another document", chosen("w_audit_document_", "001")),
     Interaction("audit", "The first document", chosen("w_audit_document_", "000")),
     Interaction("batchnorm", "Normalize: batch", picked("w_norm_kind_", "batch")),

@@ -118,7 +118,7 @@ def _measure(
             lab.switch_page(page.script)
             taken[page.name] = meter(lab.run)
             for interaction in (i for i in INTERACTIONS if i.page == page.name):
-                fragment = page_fragment(lab)
+                fragment = page_fragment(lab, interaction.nested)
                 interaction.act(lab)
                 name = f"{page.name} · {interaction.label}"
                 taken[name] = meter(lambda fragment=fragment: fragment_rerun(lab, fragment))

@@ -78,8 +78,13 @@ def step_sweep(index: tuple[int, ...]) -> None:
 NO_BUG = "none"
 
 
+@st.fragment
 def break_the_backward(index: tuple[int, ...]) -> None:
-    """A known bug injected into the backward, and whether the check catches it."""
+    """A known bug injected into the backward, and whether the check catches it. Choosing a bug
+    reruns only this part: the vector, and the step plot above, stay as they are."""
+    # A rerun of this fragment alone skips the one around it: the bug is part of the link, as
+    # is the vector (the picker's callback has stored it before either runs).
+    share.write_link()
     st.header("Break the backward")
     st.caption(
         "Each choice is a mistake students really make: the check should fail such a backward "
@@ -130,7 +135,6 @@ def one_vector() -> None:
     index = pick_vector(s["x"].shape)
     step_sweep(index)
     break_the_backward(index)
-    share.write_link()  # the chosen vector is part of the link
 
 
 one_vector()

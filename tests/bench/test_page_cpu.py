@@ -32,14 +32,32 @@ def test_each_click_reruns_only_its_pages_fragment_and_changes_what_it_shows(pag
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
     at.switch_page(PAGES[page].script).run()
     assert not at.exception
-    fragment = page_fragment(at)
     for interaction in (i for i in INTERACTIONS if i.page == page):
+        fragment = page_fragment(at, interaction.nested)
         before = _shown(at)
         interaction.act(at)
         fragment_rerun(at, fragment)
         assert not at.exception, interaction.label
         assert len(at.sidebar) == 0, "the sidebar was redrawn: a full rerun, not the fragment's"
         assert _shown(at) != before, f"{interaction.label} changed nothing"
+
+
+@pytest.mark.parametrize(
+    "interaction", [i for i in INTERACTIONS if i.nested], ids=lambda i: i.label
+)
+def test_a_click_in_a_nested_fragment_reruns_that_fragment_alone(interaction):
+    logging.disable(logging.WARNING)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    at.switch_page(PAGES[interaction.page].script).run()
+    outer = page_fragment(at)
+    fragment_rerun(at, outer)
+    outer_headers = [h.value for h in at.main.header]
+    interaction.act(at)
+    fragment_rerun(at, page_fragment(at, nested=True))
+    assert not at.exception
+    inner_headers = [h.value for h in at.main.header]
+    # The inner fragment's own heading, and none of those the outer one draws before it.
+    assert inner_headers and set(inner_headers) < set(outer_headers), inner_headers
 
 
 def test_the_floor_app_has_the_labs_navigation_and_sidebar():
