@@ -54,13 +54,14 @@ INTERACTIONS: tuple[Interaction, ...] = (
     Interaction("stepper", "Prev", clicked("Prev")),
     Interaction("stepper", "Predict before reveal on", toggled("w_quiz_", True)),
     Interaction("stepper", "Predict before reveal off", toggled("w_quiz_", False)),
+    # A page's nested clicks come last: after a nested fragment's rerun AppTest holds that
+    # fragment's widgets only.
     Interaction("jacobian", "Row 1", typed("w_view_b_", "1")),
-    Interaction("jacobian", "Three paths on", toggled("w_jacobian_paths_", True)),
-    Interaction("jacobian", "Three paths off", toggled("w_jacobian_paths_", False)),
     Interaction("jacobian", "Row 0", typed("w_view_b_", "0")),
+    Interaction("jacobian", "Three paths on", toggled("w_jacobian_paths_", True), nested=True),
+    Interaction("jacobian", "Three paths off", toggled("w_jacobian_paths_", False), nested=True),
     Interaction("gradcheck", "Row 1", typed("w_view_b_", "1")),
     Interaction("gradcheck", "Row 0", typed("w_view_b_", "0")),
-    # Last: after a nested fragment's rerun AppTest holds that fragment's widgets only.
     Interaction("gradcheck", "A known bug", chosen("w_bug_", "forget_gamma"), nested=True),
     Interaction("gradcheck", "No bug", chosen("w_bug_", "none"), nested=True),
     Interaction("audit", "Another document", chosen("w_audit_document_", "001")),

@@ -1,5 +1,6 @@
 """Jacobian: J = dy/dx for one vector, its three paths, and the facts that follow from them."""
 
+import numpy as np
 import streamlit as st
 
 from teaching.glossary import meaning
@@ -9,6 +10,7 @@ from ui.draw.figures import eigenvalues
 from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
+from ui.entry.inputs import Inputs
 from ui.lesson.predict import predict
 from ui.server import caps, compute
 from ui.session import share, state
@@ -27,14 +29,12 @@ caps.enforce("jacobian")
 
 
 @st.fragment
-def one_vector() -> None:
-    """The vector picker and the toggle rerun only this part (the inputs stay the same)."""
+def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
+    """J of `vector`, or its three paths: the toggle reruns only this part, and the facts below
+    stay as they are."""
+    # A rerun of this fragment alone skips the one around it: the toggle is part of the link.
+    share.write_link()
     with stops_on_error():
-        inputs = state.inputs()
-        index = pick_vector(inputs.x.shape)
-        vector = inputs.vector(index)
-        facts = compute.jacobian_facts(vector)
-
         show_parts = st.toggle(
             "Show the three paths (direct, through the mean, through the variance)",
             **state.bound("jacobian_paths"),
@@ -58,12 +58,25 @@ def one_vector() -> None:
                 "Read across: the three paths add up, entry by entry, to J."
             )
         else:
-            draw_matrix(facts.jacobian, "J = dy/dx")
+            draw_matrix(jacobian, "J = dy/dx")
             st.caption(
                 "Read: row i is how output y_i moves as each input x_j moves (red up, blue down, "
                 "white not at all). Every input moves every output: no entry is white except by "
                 "chance."
             )
+
+
+@st.fragment
+def one_vector() -> None:
+    """The vector picker reruns only this part (the inputs stay the same)."""
+    with stops_on_error():
+        inputs = state.inputs()
+        index = pick_vector(inputs.x.shape)
+        vector = inputs.vector(index)
+        facts = compute.jacobian_facts(vector)
+
+        # It writes the link, which holds the chosen vector too.
+        matrices(vector, facts.jacobian)
 
         st.header("What J must satisfy, computed live")
         verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
@@ -98,7 +111,6 @@ def one_vector() -> None:
         st.header("Think it through")
         asked = Vector(*compute.forward_backward(vector))
         predict(PAGE_QUESTIONS["gamma_doubling"](asked), "gamma_doubling")
-    share.write_link()  # the chosen vector is part of the link
 
 
 one_vector()
