@@ -70,7 +70,10 @@ def _why_zero(case: Case, model: Model, c: int) -> str:
             f"and {then}"
         )
     if not reasons:
-        return "the true value is 0 on these particular numbers. Try another seed"
+        return (
+            "nothing in their shape forces it: another seed, or entries without a large "
+            "common offset, may decide"
+        )
     return f"{'; '.join(reasons)}. Try {try_} with a random upstream gradient"
 
 
