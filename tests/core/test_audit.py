@@ -275,3 +275,14 @@ def test_the_sizes_of_the_variance_gradients_do_not_overflow_where_they_are_fini
     # round-off of terms of about 1e300, not against an infinite size.
     (axis,) = [r for r in results if r.step == "④ dsq_xsm, read as LayerNorm"]
     assert axis.verdict == "wrong" and np.isfinite(axis.error), axis.reason
+
+
+def test_a_large_common_offset_is_named_where_it_leaves_a_true_zero_undecided():
+    # Nothing in the shape (D = 6, random dout, eps > 0) forces a 0; the offset's round-off does.
+    rng = np.random.default_rng(0)
+    x = 1e12 + rng.standard_normal((2, 6))
+    results = audit(x, np.ones(6), np.zeros(6), rng.standard_normal((2, 6)), 1e-5)
+    undecided = [r for r in results if "up to round-off" in r.reason]
+    assert undecided
+    assert all("large common offset" in r.reason for r in undecided)
+    assert not [r for r in undecided if "D ≥ 3" in r.reason]
