@@ -773,6 +773,37 @@ def test_a_hand_built_widget_message_never_breaks_the_session(open_link, widget_
         _sidebar_drawn(lab)
 
 
+# Folds that draw their content only when open: page -> the start of the fold's label.
+FOLDS = {"Derivation audit": "∂C/∂γ as a product", "Stepper": "Take this view to Jupyter"}
+
+
+def _fold(lab, label: str):
+    (fold,) = [e for e in lab.at.main.get("expander") if e.label.startswith(label)]
+    return fold
+
+
+@pytest.mark.parametrize("page", list(FOLDS))
+def test_a_hand_built_message_to_a_fold_never_breaks_the_session(lab, page):
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    lab.open(page)
+    opened = False
+    for field, value in [*HOSTILE_VALUES, ("bool_value", False), *HOSTILE_VALUES]:
+        fold = _fold(lab, FOLDS[page])
+        states = lab.at._tree.get_widget_states()
+        states.widgets.append(WidgetState(id=fold.proto.id, **{field: value}))
+        lab.at._run(states)
+        case = f"{page}'s fold given {field}={value!r}"
+        lab.assert_no_exception()
+        # Only a true or false moves the fold; any other value leaves it as it was, and only
+        # an open fold draws its content.
+        opened = value if field == "bool_value" else opened
+        assert bool(_fold(lab, FOLDS[page]).children) == opened, case
+        lab.run()
+        lab.assert_no_exception()
+        _sidebar_drawn(lab)
+
+
 @pytest.mark.parametrize(
     ("widget_key", "page", "value"),
     [
