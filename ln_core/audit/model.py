@@ -10,12 +10,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ln_core.audit.setting import Case, Model, Setting
 
 Formula = Callable[[Setting], np.ndarray]
+
+
+def with_underflow(compute: Callable[[], np.ndarray]) -> tuple[np.ndarray, bool]:
+    """compute() as float64 with float64's errors ignored, and whether a step of it underflowed
+    (fell below the smallest normal number, where a value keeps fewer digits or none)."""
+    steps_underflowed = []
+    with np.errstate(all="ignore", under="call", call=lambda *_: steps_underflowed.append(1)):
+        value = np.asarray(compute(), dtype=np.float64)
+    return value, bool(steps_underflowed)
+
+
+@runtime_checkable
+class KeepsValues(Protocol):
+    """A formula that computes its value once per Setting (a student's, judged against the
+    reference and every known mistake): it remembers whether that computation underflowed."""
+
+    def __call__(self, st: Setting) -> np.ndarray: ...
+
+    def underflowed(self, st: Setting) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -199,7 +199,10 @@ def _sublayer_times(st: Setting, row: np.ndarray) -> np.ndarray:
     """row · ∂y/∂x for the residual block's sublayer y = tanh(x W + c):
     ∂y_j/∂x_i = (1 - y_j²) W_ij. (C, V, D)."""
     block, _ = st.residual
-    return (row * (1.0 - block.f**2)) @ block.sublayer.W.T
+    # A BLAS product may raise float flags on finite numbers (see validation.checked_product):
+    # its flags must not count as the formula's underflow.
+    with np.errstate(all="ignore"):
+        return (row * (1.0 - block.f**2)) @ block.sublayer.W.T
 
 
 def audit_values(st: Setting) -> Bound:

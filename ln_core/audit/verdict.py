@@ -28,13 +28,19 @@ from functools import cached_property
 
 import numpy as np
 
-from ln_core.audit.model import AuditResult, Entry, Formula, Model
+from ln_core.audit.model import AuditResult, Entry, Formula, KeepsValues, Model, with_underflow
 from ln_core.audit.setting import Case, Setting
 from ln_core.verdict import CANNOT_RESOLVE, PASS, decide
 
 # Safety factor on the rounding chain of two float64 computations from the same values.
 ROUNDINGS = 64.0
 SHOWN = 6  # how many numbers of the formula and the reference a result carries
+UNDERFLOWED = (
+    "These inputs cannot decide: computed on them, a step of the formula falls below float64's "
+    "smallest normal number (about 2.2e-308) and loses its digits, so its gap to the true "
+    "value may be float64's, not the formula's. Entries whose spread lies between 1e-100 and "
+    "1e100 can be judged."
+)
 BEYOND_FLOAT64 = (
     "These inputs cannot decide: on them the true value, the terms it is made of or the "
     "round-off those carry pass float64's largest number (about 1.8e308), so there is nothing "
@@ -85,6 +91,7 @@ class _Compared:
     value: np.ndarray
     reference: np.ndarray
     mask: np.ndarray | None
+    underflowed: bool  # a step of the formula fell below float64's smallest normal number
 
     def largest(self, a: np.ndarray) -> np.ndarray:
         """max over the entries the formula speaks about, per case, (C,)."""
@@ -117,17 +124,42 @@ class _Compared:
         return tuple(float(v) for v in a[c].reshape(-1)[self._first])
 
 
+def _evaluated(formula: Formula, st: Setting) -> tuple[np.ndarray, bool]:
+    """formula(st) with float64's errors ignored, and whether a step of it underflowed."""
+    value, underflowed = with_underflow(lambda: formula(st))
+    # A formula that keeps its value per Setting computed it once, maybe before this call.
+    if isinstance(formula, KeepsValues):
+        underflowed = formula.underflowed(st)
+    return value, underflowed
+
+
+def _underflowed_cases(
+    formula: Formula, case: Case, model: Model, compared: _Compared
+) -> np.ndarray:
+    """Per case, (C,): whether evaluating `formula` on it underflows. The stacked cases were
+    evaluated at once (`compared`); only when that underflowed is each case evaluated alone to
+    say which."""
+    if not compared.underflowed:
+        return np.zeros(case.count, dtype=bool)
+    if case.count == 1:
+        return np.ones(1, dtype=bool)
+    alone = [
+        Case.stack([(case.x[c], case.gamma[c], case.beta[c], case.dout[c])], case.eps)
+        for c in range(case.count)
+    ]
+    return np.array([_evaluated(formula, one.setting(model))[1] for one in alone])
+
+
 def _compared(entry: Entry, st: Setting, formula: Formula) -> _Compared:
     """`formula` (the entry's or its correction) and the entry's reference."""
-    with np.errstate(all="ignore"):
-        value = np.asarray(formula(st), dtype=np.float64)
+    value, underflowed = _evaluated(formula, st)
     if entry.quantity.at_rows:
         value = value[..., st.rows]
     value, reference = np.broadcast_arrays(value, st.reference(entry.quantity)[0])
     mask = None
     if entry.where is not None:
         mask = np.broadcast_to(entry.where(st), value.shape[1:])
-    return _Compared(value, reference, mask)
+    return _Compared(value, reference, mask, underflowed)
 
 
 def _base(entry: Entry) -> dict:
@@ -193,6 +225,7 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
         & np.isfinite(bound)
         & np.isfinite(size)
     )
+    lost = _underflowed_cases(entry.formula, case, entry.model, compared)
     corrected = None
     if entry.correction is not None:
         corrected = _compared(entry, st, entry.correction.formula).error
@@ -213,6 +246,9 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
             )
             continue
         verdict, reason = _decide(entry, case, c, gap[c], bound[c], size[c], error[c], scale[c])
+        if verdict == "wrong" and lost[c]:
+            # A right formula written with σ⁻³ gives 0 at σ = 1e150: its gap is float64's.
+            verdict, reason = "cannot decide", UNDERFLOWED
         results.append(
             AuditResult(
                 **{

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ln_core.audit.model import AuditResult, Entry, Quantity
+from ln_core.audit.model import AuditResult, Entry, Quantity, with_underflow
 from ln_core.audit.setting import Case, Model, Setting
 from ln_core.audit.symbols import GRADIENT_NAMES, LAYERNORM, functions, values
 from ln_core.audit.verdict import judge
@@ -133,15 +133,20 @@ class _Typed:
     the reference and then with every known mistake, and is computed once for all of them."""
 
     tree: Node
-    computed: dict[int, tuple[Setting, np.ndarray]] = field(
+    computed: dict[int, tuple[Setting, np.ndarray, bool]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
     def __call__(self, st: Setting) -> np.ndarray:
         # Keyed by the Setting's identity; holding the Setting keeps that identity unique.
         if id(st) not in self.computed:
-            self.computed[id(st)] = (st, _value(self.tree, st))
+            self.computed[id(st)] = (st, *with_underflow(lambda: _value(self.tree, st)))
         return self.computed[id(st)][1]
+
+    def underflowed(self, st: Setting) -> bool:
+        """Whether computing the formula on `st` underflowed (ln_core.audit.model.KeepsValues)."""
+        self(st)
+        return self.computed[id(st)][2]
 
 
 def _entry(formula: _Typed, key: str, model: Model, quantity: Quantity) -> Entry:

@@ -143,7 +143,8 @@ def evaluate(
             tree.end,
         )
     try:
-        with np.errstate(all="ignore"):
+        # Underflow is left to the caller, who may want to know of it (the audit's verdict).
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             evaluator = _Evaluator(values, functions, max_seconds)
             return np.asarray(evaluator.run(tree), dtype=np.float64)
     except FormulaFailure as failure:

@@ -22,7 +22,7 @@ from ln_core.audit import (
     doc003,
     doc004,
 )
-from ln_core.audit.verdict import BEYOND_FLOAT64
+from ln_core.audit.verdict import BEYOND_FLOAT64, UNDERFLOWED
 from teaching.presets import make_example
 
 UNDECIDED = "These inputs cannot decide"
@@ -286,3 +286,22 @@ def test_a_large_common_offset_is_named_where_it_leaves_a_true_zero_undecided():
     assert undecided
     assert all("large common offset" in r.reason for r in undecided)
     assert not [r for r in undecided if "D ≥ 3" in r.reason]
+
+
+def test_a_formula_whose_steps_underflow_is_not_called_wrong_and_each_case_says_so_alone():
+    """At σ = 1e150, (σ² + ε)^(-3/2) is 1e-450: 0 in float64. The documents' right dσ² is
+    then 0 against a true 1e-300; that gap is float64's. Stacked with ordinary inputs, the
+    ordinary case keeps its own verdicts."""
+    rng = np.random.default_rng(1)
+    x, gamma, beta, dout = (rng.standard_normal(shape) for shape in ((2, 3), 3, 3, (2, 3)))
+    ordinary, extreme = audit_case(
+        Case.stack([(x, gamma, beta, dout), (1e150 * x, gamma, beta, dout)], 0.0)
+    )
+    ordinary, extreme = _by_id(ordinary), _by_id(extreme)
+    for right in ("002-dvar", "003-dvar", "003-combine"):
+        assert ordinary[right].verdict == "correct", right
+        assert extreme[right].verdict == "cannot decide" and extreme[right].reason == UNDERFLOWED
+    assert ordinary["002-dx-expanded"].verdict == "wrong"
+    assert extreme["002-dx-expanded"].reason == UNDERFLOWED
+    # Where nothing underflows, nothing is said of it.
+    assert not [r for r in ordinary.values() if r.reason == UNDERFLOWED]

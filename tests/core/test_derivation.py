@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ln_core.audit import ENTRIES, audit
+from ln_core.audit.verdict import UNDERFLOWED
 from ln_core.bugs import Bug
 from ln_core.derivation import check_formula
 
@@ -274,3 +275,19 @@ def test_on_the_students_own_inputs_a_typed_line_gets_the_audits_verdict(inputs)
             continue
         yours = check_formula(text, target, x, gamma, beta, dout, eps, with_eps, scalar).yours
         assert yours.verdict == judged[entry_id], (entry_id, yours.reason)
+
+
+def test_a_right_formula_that_underflows_on_your_inputs_is_not_called_wrong():
+    """At σ = 1e150 a typed σ⁻³ is 0 in float64: the student's own inputs cannot decide, and
+    say why; the probes still judge the formula, which is right."""
+    text = "-1/2 (σ²+ε)^(-3/2) Σ dxhat (x − μ)"
+    rng = np.random.default_rng(1)
+    x = 1e150 * rng.standard_normal((2, 3))
+    result = check_formula(text, "dsample_var", x, GAMMA[:3], BETA[:3], DOUT[:2, :3], 0.0)
+    assert result.yours.verdict == "cannot decide" and result.yours.reason == UNDERFLOWED
+    assert result.verdict == "correct", result.summary
+    # The same formula with a slip is still caught, by the probes.
+    slipped = check_formula(
+        f"2 * ({text})", "dsample_var", x, GAMMA[:3], BETA[:3], DOUT[:2, :3], 0.0
+    )
+    assert slipped.verdict == "wrong", slipped.summary
