@@ -18,6 +18,10 @@ round-off explains, with `scale` the natural size of the quantity's terms:
   the reason it agrees here and the inputs that would expose it;
 - otherwise correct.
 
+Two limits of float64 come first: a true value, size or bound that is not finite leaves
+nothing to measure against (cannot decide, BEYOND_FLOAT64), and a gap from a formula a step
+of which underflowed on the inputs may be float64's (wrong becomes cannot decide, UNDERFLOWED).
+
 A Case may stack several cases; every number above is taken per case.
 """
 
