@@ -263,22 +263,13 @@ def bug_table(result: ln_core.BugCheck) -> pa.Table:
 def bug_across_eps_table(
     eps_values: tuple[float, ...], results: tuple[ln_core.BugCheck, ...]
 ) -> pa.Table:
-    """One row per eps: the buggy dx's relative error and whether the check caught it."""
-    return _bug_across_eps_table(
+    """One row per eps: the buggy dx's relative error and whether the check caught it (kept
+    per content, as columns_table keeps every table: through pandas and Arrow on every click
+    it cost as much as the three checks' cache hits)."""
+    return columns_table(
+        {
+            "buggy dx relative error": np.array([f"{r.judgement.relative:.1e}" for r in results]),
+            "caught": np.array([r.outcome for r in results]),
+        },
         tuple(f"eps = {eps:g}" for eps in eps_values),
-        tuple(f"{r.judgement.relative:.1e}" for r in results),
-        tuple(r.outcome for r in results),
-    )
-
-
-# A handful of words per table, made once per content: through pandas and Arrow on every click
-# it cost as much as the three checks' cache hits.
-@functools.lru_cache(maxsize=64)
-def _bug_across_eps_table(
-    labels: tuple[str, ...], errors: tuple[str, ...], outcomes: tuple[str, ...]
-) -> pa.Table:
-    return pa.Table.from_pandas(
-        pd.DataFrame(
-            {"buggy dx relative error": list(errors), "caught": list(outcomes)}, index=list(labels)
-        )
     )
