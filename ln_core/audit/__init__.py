@@ -15,7 +15,15 @@ import numpy as np
 
 from ln_core.audit import doc000, doc001, doc002, doc003, doc004
 from ln_core.audit.documents import DOCUMENTS, Document, Symbol
-from ln_core.audit.model import AuditResult, Correction, Entry, Quantity
+from ln_core.audit.model import (
+    FORMULA,
+    ROUND_OFF,
+    UNDERFLOW,
+    AuditResult,
+    Correction,
+    Entry,
+    Quantity,
+)
 from ln_core.audit.setting import Case, Model
 from ln_core.audit.verdict import judge
 
@@ -52,6 +60,9 @@ def audit(
 __all__ = [
     "DOCUMENTS",
     "ENTRIES",
+    "FORMULA",
+    "ROUND_OFF",
+    "UNDERFLOW",
     "VERDICTS",
     "AuditResult",
     "Case",

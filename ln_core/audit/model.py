@@ -108,6 +108,10 @@ class Entry:
         return "correct" if self.correction is None else "wrong"
 
 
+# What a relative error measures (AuditResult.error_measures).
+FORMULA, ROUND_OFF, UNDERFLOW = "formula", "round-off", "underflow"
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """An entry judged on the student's inputs; plain data, so the app can cache it.
@@ -117,6 +121,11 @@ class AuditResult:
     this verdict, in words. values / reference_values: the first few numbers of each.
     mistake, correction, correction_error: None for a formula with no mistake. written_by_lab:
     the line is the lab's own completion of a step the document never writes.
+    error_measures, correction_error_measures: what the formula's (or the correction's)
+    relative error measures: "formula"; "round-off" where its gap is within what round-off
+    explains on a true value that is 0 up to round-off (the ratio of two round-offs, anything up
+    to 1); "underflow" where it misses after a step of it fell below float64's smallest normal
+    number (ln_core.audit.verdict).
     """
 
     id: str
@@ -137,3 +146,5 @@ class AuditResult:
     correction_error: float | None
     note: str
     written_by_lab: bool = False
+    error_measures: str = FORMULA
+    correction_error_measures: str = FORMULA

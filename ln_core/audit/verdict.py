@@ -32,9 +32,19 @@ from functools import cached_property
 
 import numpy as np
 
-from ln_core.audit.model import AuditResult, Entry, Formula, KeepsValues, Model, with_underflow
+from ln_core.audit.model import (
+    FORMULA,
+    ROUND_OFF,
+    UNDERFLOW,
+    AuditResult,
+    Entry,
+    Formula,
+    KeepsValues,
+    Model,
+    with_underflow,
+)
 from ln_core.audit.setting import Case, Setting
-from ln_core.verdict import CANNOT_RESOLVE, PASS, decide
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, decide
 
 # Safety factor on the rounding chain of two float64 computations from the same values.
 ROUNDINGS = 64.0
@@ -230,9 +240,11 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
         & np.isfinite(size)
     )
     lost = _underflowed_cases(entry.formula, case, entry.model, compared)
-    corrected = None
+    corrected, corrected_lost = None, lost
     if entry.correction is not None:
-        corrected = _compared(entry, st, entry.correction.formula).error
+        formula = entry.correction.formula
+        corrected = _compared(entry, st, formula)
+        corrected_lost = _underflowed_cases(formula, case, entry.model, corrected)
     results = []
     for c in range(case.count):
         if not finite[c]:
@@ -253,21 +265,41 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
         if verdict == "wrong" and lost[c]:
             # A right formula written with σ⁻³ gives 0 at σ = 1e150: its gap is float64's.
             verdict, reason = "cannot decide", UNDERFLOWED
-        results.append(
-            AuditResult(
-                **{
-                    **base,
-                    "values": compared.shown(compared.value, c),
-                    "reference_values": compared.shown(compared.reference, c),
-                    "error": float(error[c]),
-                    "correction_error": None if corrected is None else float(corrected[c]),
-                },
-                verdict=verdict,
-                reason=reason,
-                note=notes[c],
+        numbers = {
+            "values": compared.shown(compared.value, c),
+            "reference_values": compared.shown(compared.reference, c),
+            "error": float(error[c]),
+            "error_measures": _measures(gap[c], bound[c], size[c], lost[c]),
+        }
+        if corrected is not None:
+            numbers["correction_error"] = float(corrected.error[c])
+            numbers["correction_error_measures"] = _measures(
+                corrected.gap[c], bound[c], size[c], corrected_lost[c]
             )
+        results.append(
+            AuditResult(**{**base, **numbers}, verdict=verdict, reason=reason, note=notes[c])
         )
     return results
+
+
+def _excess(gap: float, bound: float) -> float:
+    """gap / bound; a nonzero gap against a zero bound is infinitely far off."""
+    return gap / bound if bound > 0 else (np.inf if gap > 0 else 0.0)
+
+
+def _status(gap: float, bound: float, size: float) -> str:
+    """ln_core.verdict's rule on one case: a gap, the bound on round-off, the true value's size."""
+    return decide(_excess(gap, bound), bound, size)
+
+
+def _measures(gap: float, bound: float, size: float, lost: bool) -> str:
+    """What a relative error on one case measures (AuditResult.error_measures): round-off where
+    the gap is within its bound on a true value that is 0 up to round-off, float64's underflow
+    where a formula that underflowed misses, the formula otherwise."""
+    status = _status(gap, bound, size)
+    if status == CANNOT_RESOLVE:
+        return ROUND_OFF
+    return UNDERFLOW if status == FAIL and lost else FORMULA
 
 
 def _decide(
@@ -281,8 +313,8 @@ def _decide(
     scale: float,
 ) -> tuple[str, str]:
     """The verdict and its reason for case c, from the numbers of the module docstring."""
-    excess = gap / bound if bound > 0 else (np.inf if gap > 0 else 0.0)
-    status = decide(excess, bound, size)
+    excess = _excess(gap, bound)
+    status = _status(gap, bound, size)
     if status == CANNOT_RESOLVE:
         return "cannot decide", (
             f"These inputs cannot decide: the true value is 0 here up to round-off (at most "

@@ -77,6 +77,29 @@ def test_d2_without_eps_shows_cannot_decide(lab):
     assert "Try D ≥ 3" in _page_text(lab)
 
 
+def test_d2_without_eps_shows_no_error_of_two_round_offs_as_a_number(lab):
+    """Every dx is 0 up to round-off there: a right formula's relative error is then the ratio
+    of two round-offs. The summary and the entries say so instead of showing it (the lab's own
+    correction of a wrong formula was shown with error 1.0e+00)."""
+    lab.set_sidebar("d", 2).set_sidebar("eps", 0.0)
+    lab.open("Derivation audit")
+    frame = _summary(lab)
+    corrected = frame[frame["corrected form's error"] != "—"]
+    assert "within round-off" in set(corrected["corrected form's error"])
+    # A number there is a correction that is right, to round-off, on these inputs.
+    numbers = corrected[corrected["corrected form's error"] != "within round-off"]
+    assert all(float(e) < 1e-9 for e in numbers["corrected form's error"])
+    undecided = frame[frame["verdict"] == "cannot decide"]
+    assert "within round-off" in set(undecided["error on your inputs"])
+    wrong = frame[(frame["verdict"] == "wrong") & (frame["corrected form's error"] != "—")]
+    row = wrong[wrong["corrected form's error"] == "within round-off"].index[0]
+    _pick(lab, int(row))
+    assert (
+        "The corrected form's error on your inputs is within round-off: the true value is 0 up "
+        "to round-off here" in _page_text(lab)
+    )
+
+
 def test_documents_by_name_with_their_notation_no_hash_names_no_none(lab):
     lab.open("Derivation audit")
     frame = _summary(lab)

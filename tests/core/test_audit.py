@@ -13,6 +13,9 @@ from kit import teaching_case
 from ln_core.audit import (
     DOCUMENTS,
     ENTRIES,
+    FORMULA,
+    ROUND_OFF,
+    UNDERFLOW,
     Case,
     audit,
     audit_case,
@@ -305,3 +308,51 @@ def test_a_formula_whose_steps_underflow_is_not_called_wrong_and_each_case_says_
     assert extreme["002-dx-expanded"].reason == UNDERFLOWED
     # Where nothing underflows, nothing is said of it.
     assert not [r for r in ordinary.values() if r.reason == UNDERFLOWED]
+
+
+def _degenerate_and_ordinary() -> tuple[dict, dict]:
+    """The same random x and dout at D = 2 without ε (every dx is 0 up to round-off), and at
+    D = 3 with ε, judged together."""
+    rng = np.random.default_rng(2)
+    two, three = (
+        (
+            rng.standard_normal((2, d)),
+            rng.standard_normal(d),
+            np.zeros(d),
+            rng.standard_normal((2, d)),
+        )
+        for d in (2, 3)
+    )
+    degenerate = _by_id(audit(*two, eps=0.0))
+    ordinary = _by_id(audit(*three, eps=1e-5))
+    return degenerate, ordinary
+
+
+def test_an_error_of_two_round_offs_is_never_shown_as_the_formulas():
+    """Where the true value is 0 up to round-off, max|a - n| / max(|a| + |n|) of a right formula
+    is the ratio of two round-offs, anything up to 1: the lab's own correction of document 002's
+    three-part dx showed "error 1.0e+00" at D = 2 without ε. Such an error is marked, for the
+    formula and for its correction alike, and a correction whose error is a number is right."""
+    degenerate, ordinary = _degenerate_and_ordinary()
+    for results in (degenerate, ordinary):
+        for result in results.values():
+            zero = result.reason.startswith("These inputs cannot decide: the true value is 0")
+            assert (result.error_measures == ROUND_OFF) == zero, result.id
+            if result.correction is not None:
+                assert result.correction_error_measures in (FORMULA, ROUND_OFF), result.id
+                if result.correction_error_measures == FORMULA:
+                    assert result.correction_error < 1e-9, result.id
+    for step in ("002-dx-expanded", "002-dx-bracket"):
+        assert degenerate[step].verdict == "wrong"
+        assert degenerate[step].correction_error_measures == ROUND_OFF
+        assert ordinary[step].correction_error_measures == FORMULA
+    assert all(r.error_measures != UNDERFLOW for r in ordinary.values())
+
+
+def test_an_error_after_an_underflow_is_marked_as_float64s():
+    rng = np.random.default_rng(1)
+    x, gamma, beta, dout = (rng.standard_normal(shape) for shape in ((2, 3), 3, 3, (2, 3)))
+    results = _by_id(audit(1e150 * x, gamma, beta, dout, eps=0.0))
+    for result in results.values():
+        assert (result.error_measures == UNDERFLOW) == (result.reason == UNDERFLOWED), result.id
+    assert results["002-dvar"].error_measures == UNDERFLOW

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from ln_core.audit import DOCUMENTS, AuditResult, Document
+from ln_core.audit import DOCUMENTS, FORMULA, ROUND_OFF, UNDERFLOW, AuditResult, Document
 
 ICONS = {
     "correct": ":material/check_circle:",
@@ -26,9 +26,22 @@ def plain(text: str) -> str:
     return text.replace("\\", "\\\\").replace("_", "\\_").replace("*", "\\*")
 
 
-def number(value: float | None) -> str:
-    """An error as text, a dash where there is none."""
-    return DASH if value is None else f"{value:.1e}"
+# A relative error that does not measure the formula is not shown as a number (AuditResult's
+# error_measures): on a true value that is 0 up to round-off it is the ratio of two round-offs,
+# anything up to 1, and after an underflow it is float64's loss.
+NOT_THE_FORMULA = {ROUND_OFF: "within round-off", UNDERFLOW: "lost to underflow"}
+WHY_NOT_A_NUMBER = {
+    ROUND_OFF: "the true value is 0 up to round-off here, so there is no relative error to measure",
+    UNDERFLOW: "a step of it falls below float64's smallest normal number on these inputs",
+}
+
+
+def number(value: float | None, measures: str = FORMULA) -> str:
+    """An error as text: a dash where there is none, words where it does not measure the
+    formula (`measures`, AuditResult.error_measures)."""
+    if value is None:
+        return DASH
+    return NOT_THE_FORMULA.get(measures, f"{value:.1e}")
 
 
 def _tally(results: list[AuditResult]) -> str:
@@ -66,8 +79,10 @@ def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
         {
             "verdict": [r.verdict for r in results],
             "formula": [r.step for r in results],
-            "error on your inputs": [number(r.error) for r in results],
-            "corrected form's error": [number(r.correction_error) for r in results],
+            "error on your inputs": [number(r.error, r.error_measures) for r in results],
+            "corrected form's error": [
+                number(r.correction_error, r.correction_error_measures) for r in results
+            ],
             "document": [DOCUMENTS[r.document].name for r in results],
         }
     )
@@ -118,8 +133,18 @@ def _fold(key: str, formula: tuple[str, str]) -> None:
     s["audit_opened"] = s["audit_opened"] | {formula} if s[key] else s["audit_opened"] - {formula}
 
 
+def _correction_error(result: AuditResult) -> str:
+    measures = result.correction_error_measures
+    error = number(result.correction_error, measures)
+    if measures in WHY_NOT_A_NUMBER:
+        return (
+            f"The corrected form's error on your inputs is {error}: {WHY_NOT_A_NUMBER[measures]}."
+        )
+    return f"The corrected form's error on your inputs: {error}."
+
+
 def _entry(result: AuditResult, place: int, opened: bool) -> None:
-    title = f"{result.step}: {result.verdict} (error {number(result.error)})"
+    title = f"{result.step}: {result.verdict} (error {number(result.error, result.error_measures)})"
     key = f"audit_entry_{result.document}_{place}"
     # The state is the truth and the fold its view (as for every control, ui.session.state.bound):
     # the title, and with it Streamlit's widget, changes with the inputs, and an entry the
@@ -161,9 +186,7 @@ def _entry(result: AuditResult, place: int, opened: bool) -> None:
         if result.mistake is not None:
             st.markdown(f"**The mistake.** {plain(result.mistake)}\n\n**Smallest correction**")
             st.latex(result.correction)
-            st.caption(
-                f"The corrected form's error on your inputs: {number(result.correction_error)}."
-            )
+            st.caption(_correction_error(result))
         if result.note:
             st.info(plain(result.note), icon=":material/school:")
 
