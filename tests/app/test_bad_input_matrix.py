@@ -850,3 +850,55 @@ def test_a_message_for_a_widget_without_an_id_is_ignored(lab):
     states.widgets.append(WidgetState(id="$$ID-0-None", int_value=3))
     lab.at._run(states)
     lab.assert_clean()
+
+
+# Selections of the audit summary's rows that no click on it sends (a click sends one row, a
+# whole number counted from 0), as JSON text, the kind the table's messages carry.
+HOSTILE_SELECTIONS = [
+    '{"selection": {"rows": [-1], "columns": [], "cells": []}}',
+    '{"selection": {"rows": ["a"]}}',
+    '{"selection": {"rows": [1e30]}}',
+    '{"selection": {"rows": [1.5]}}',
+    '{"selection": {"rows": [true]}}',
+    '{"selection": {"rows": [2, 3]}}',
+    '{"selection": {"rows": "0"}}',
+    '{"selection": {"rows": {"0": 1}}}',
+    '{"selection": {"rows": ["[Sign in](https://ev.il)"]}}',
+]
+
+
+def _audit_choice(lab) -> tuple:
+    """The document shown, the formulas open and the formula last picked (None before any)."""
+    picked = lab.state["audit_picked"] if "audit_picked" in lab.state else None
+    return lab.state["audit_document"], lab.state["audit_opened"], picked
+
+
+@pytest.mark.parametrize("widget_key", ["audit_pick", "audit_pick_phone"])
+@pytest.mark.parametrize("text", HOSTILE_SELECTIONS)
+def test_a_selection_no_click_sends_is_named_and_opens_nothing(lab, widget_key, text):
+    lab.open("Derivation audit")
+    kept = _audit_choice(lab)
+    _send(lab, widget_key, "string_value", text)
+    lab.assert_no_exception()
+    assert _audit_choice(lab) == kept
+    (toast,) = [t.value for t in lab.at.toast]
+    assert toast.startswith("A control sent") and "not one row of the table: not used" in toast
+    assert not AUTOLINK.search(re.sub(r"\\(.)", r"\1", toast)), toast  # shown as typed
+    lab.run()  # said once: the table starts again unselected
+    lab.assert_clean()
+    assert not lab.at.toast
+
+
+@pytest.mark.parametrize("widget_key", ["audit_pick", "audit_pick_phone"])
+def test_a_selected_row_opens_its_formula_and_one_past_the_table_opens_nothing(lab, widget_key):
+    """The control for the test above: the same message with a row of the table opens it; a
+    row past the table (a selection the filter has since shortened) is not used, silently."""
+    lab.open("Derivation audit")
+    _send(lab, widget_key, "string_value", '{"selection": {"rows": [40]}}')
+    lab.assert_clean()
+    document, opened, picked = _audit_choice(lab)
+    assert picked is not None and opened == {picked} and document == picked[0]
+    lab.state["audit_opened"] = frozenset()
+    _send(lab, widget_key, "string_value", '{"selection": {"rows": [999]}}')
+    lab.assert_clean()
+    assert _audit_choice(lab) == (document, frozenset(), picked)

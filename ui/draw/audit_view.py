@@ -5,13 +5,14 @@ which is session state)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
 from ln_core.audit import DOCUMENTS, FORMULA, ROUND_OFF, UNDERFLOW, AuditResult, Document
+from ui.entry.literal import literal
 
 ICONS = {
     "correct": ":material/check_circle:",
@@ -220,6 +221,8 @@ SUMMARY_CSS = """
 
 
 # Both tables: a row is selected to open its explanation.
+# The summary's two tables (the wide one and the phone's), whose selected row opens a formula.
+PICKERS = ("audit_pick", "audit_pick_phone")
 _PICKER = {
     "width": "stretch",
     "hide_index": True,
@@ -228,18 +231,48 @@ _PICKER = {
 }
 
 
+def picked_row(selection: Mapping, count: int) -> int | None:
+    """The row a summary table's selection picks: None for none, or for a row past the table's
+    `count` (a selection made before the filter shortened it). Raises ValueError for one no
+    click sends: several rows, or a row that is not a whole number from 0."""
+    rows = selection["selection"]["rows"]
+    if not rows:
+        return None
+    row = rows[0] if isinstance(rows, list) and len(rows) == 1 else None
+    if isinstance(row, bool) or not isinstance(row, int) or row < 0:
+        raise ValueError("is not one row of the table")
+    return row if row < count else None
+
+
+def _forget_hand_built(key: str, count: int) -> None:
+    """A selection no click sends is not used, said once: the table starts again unselected."""
+    selection = st.session_state[key]
+    try:
+        picked_row(selection, count)
+    except ValueError as err:
+        del st.session_state[key]
+        st.toast(
+            f"A control sent {literal(selection['selection']['rows'])} for the row selected in "
+            f"the summary, which {err}: not used.",
+            icon=":material/block:",
+        )
+
+
 def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     """The count of every verdict and the table of the formulas the filter keeps; returns the
     formula whose row was selected (its explanation opens below), or None."""
     st.header(counts(results))
     shown = kept(results, verdict)
+    for key in PICKERS:
+        if key in st.session_state:
+            _forget_hand_built(key, len(shown))
     st.caption("Select a row to open that formula's explanation below.")
     # Converted once for both tables.
     table = _summary_table(tuple(shown))
     row_height = PRESENTER_ROW_HEIGHT if st.session_state["presenter"] else DESK_ROW_HEIGHT
     wide = st.dataframe(
         table,
-        key="audit_pick",
+        key=PICKERS[0],
         **_PICKER,
         row_height=row_height,
         height=_height(row_height, len(shown), DESK_ROWS_SHOWN),
@@ -251,7 +284,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     )
     phone = st.dataframe(
         table,
-        key="audit_pick_phone",
+        key=PICKERS[1],
         **_PICKER,
         column_order=PHONE_COLUMNS,
         row_height=PHONE_ROW_HEIGHT,
@@ -262,8 +295,8 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
             "error on your inputs": st.column_config.TextColumn("error", width=64),
         },
     )
-    rows = [row for event in (wide, phone) if event is not None for row in event.selection.rows]
-    return shown[rows[0]] if rows and rows[0] < len(shown) else None
+    rows = [picked_row(event, len(shown)) for event in (wide, phone) if event is not None]
+    return next((shown[row] for row in rows if row is not None), None)
 
 
 def _height(row_height: int, rows: int, shown: int) -> int:
