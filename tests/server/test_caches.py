@@ -2,7 +2,8 @@
 
 Each st.cache_data / st.cache_resource names max_entries and a ttl, and each functools cache a
 number of entries; the st.cache_data sizes in ui/server/compute.py add up to at most
-CACHE_BUDGET_MB, the ceiling .streamlit/config.toml gives Streamlit for all cached data together.
+CACHE_BUDGET_MB (ui.server.cache_budget), the ceiling .streamlit/config.toml gives Streamlit
+for all cached data together.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ui.server import compute
+from ui.server.cache_budget import CACHE_BUDGET_MB
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py"))]
@@ -88,10 +90,10 @@ def test_an_unbounded_functools_cache_is_found(tmp_path: Path) -> None:
 
 def test_the_cached_results_fit_the_documented_budget() -> None:
     assert len(compute.SIZES_MB) >= 10, compute.SIZES_MB
-    assert sum(compute.SIZES_MB.values()) <= compute.CACHE_BUDGET_MB, compute.SIZES_MB
+    assert sum(compute.SIZES_MB.values()) <= CACHE_BUDGET_MB, compute.SIZES_MB
 
 
 def test_streamlit_is_given_the_same_ceiling_for_all_cached_data() -> None:
     config = (ROOT / ".streamlit" / "config.toml").read_text()
     found = re.findall(r'^maxCacheDataSize = "(\d+)mb"', config, flags=re.MULTILINE)
-    assert found == [str(compute.CACHE_BUDGET_MB)], found
+    assert found == [str(CACHE_BUDGET_MB)], found

@@ -9,6 +9,8 @@ removes or renames it, the test below fails loudly instead of the dialog silentl
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -81,3 +83,18 @@ def test_streamlit_still_has_the_switch_the_launcher_sets() -> None:
     assert f"PagesManager.{PAGES_SWITCH} is None" in source, (
         f"PagesManager.{PAGES_SWITCH} no longer decides the pages-folder mode"
     )
+
+
+def test_the_launcher_starts_without_a_warning() -> None:
+    """What ./run.sh imports before Streamlit's runtime exists declares no cache: Streamlit
+    checks a cache's limits where it is declared and, with no runtime, warns once per cache
+    (twenty "No runtime found" lines greeted every start)."""
+    started = subprocess.run(
+        [sys.executable, "-c", "import ui.server.launch"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "WARNING" not in started.stderr and "No runtime" not in started.stderr, started.stderr

@@ -6,9 +6,9 @@ pages, stepping through nodes) reuse the results.
 
 Every cache is bounded three ways, so no sequence of visitors grows the server without end: a
 number of entries, a size (Streamlit drops the least recently used results past it, counting
-pickled bytes), and a time to live. The sizes add up to CACHE_BUDGET_MB, which
-.streamlit/config.toml also sets as Streamlit's ceiling for all cached data together; each
-size holds several results at the largest input its pages accept (measured in bench/).
+pickled bytes), and a time to live. The sizes add up to CACHE_BUDGET_MB (ui.server.cache_budget),
+which .streamlit/config.toml also sets as Streamlit's ceiling for all cached data together;
+each size holds several results at the largest input its pages accept (measured in bench/).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from ui.export.bundle import Bundle, make_bundle
 from ui.server.overflow import first_nonfinite, overflowed, require_finite
 
 CACHE_TTL_S = 3600  # a lesson: results outlive page switches, not the day
-CACHE_BUDGET_MB = 256
 SIZES_MB: dict[str, int] = {}  # wrapper name -> its size bound, for the budget's test
 
 

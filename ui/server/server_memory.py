@@ -24,7 +24,7 @@ import ctypes
 import gc
 import threading
 
-from ui.server.compute import CACHE_BUDGET_MB
+from ui.server.cache_budget import CACHE_BUDGET_MB
 
 _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
