@@ -88,6 +88,13 @@ class Lab:
     def state(self) -> Any:
         return self.at.session_state
 
+    def audit_picker(self, kind: str = "wide") -> str:
+        """The key of the audit summary's table (kind "wide" or "phone") on the page now: it
+        is named by the rows the table lists (ui.draw.audit_view.picker_keys)."""
+        prefix = f"audit_pick_{kind}_"
+        (key,) = [w.key for w in self.at._tree if str(getattr(w, "key", "")).startswith(prefix)]
+        return key
+
     def step_to(self, number: int) -> Lab:
         """Put the stepper on step `number` through the shared state, as the buttons do."""
         self.state["step"] = number

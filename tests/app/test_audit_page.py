@@ -57,7 +57,7 @@ def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
 
 def _pick(lab, row: int) -> None:
     """Select the summary's row `row`, as a click on it does."""
-    lab.state["audit_pick"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    lab.state[lab.audit_picker()] = {"selection": {"rows": [row], "columns": [], "cells": []}}
     lab.run()
     lab.assert_clean()
 
@@ -75,6 +75,27 @@ def test_d2_without_eps_shows_cannot_decide(lab):
     assert lab.subheaders()[1] == "The three-path ∇X derivation"
     assert "These inputs cannot decide" in _page_text(lab)
     assert "Try D ≥ 3" in _page_text(lab)
+
+
+def test_a_selected_row_opens_nothing_else_when_the_table_lists_other_formulas(lab):
+    """Streamlit keeps a keyed table's selection by position (streamlit#17026): row 5 of every
+    formula, kept when the filter leaves only the wrong ones, was another formula, which opened
+    unasked. A table of other rows starts unselected; one of the same rows keeps its row."""
+    lab.open("Derivation audit")
+    _pick(lab, 5)
+    (picked,) = lab.state["audit_opened"]
+    lab.state["audit_opened"] = frozenset()
+    for verdict in ("wrong", "cannot decide", "all"):
+        lab.state["audit_filter"] = verdict
+        lab.run()
+        lab.assert_clean()
+        assert lab.state["audit_opened"] == frozenset(), verdict
+        assert lab.state["audit_picked"] == picked
+    # Other inputs, the same list of formulas: the same row is the same formula, still picked.
+    _pick(lab, 5)
+    key = lab.audit_picker()
+    lab.set_sidebar("seed", 7)
+    assert lab.audit_picker() == key and lab.state["audit_picked"] == picked
 
 
 def test_d2_without_eps_shows_no_error_of_two_round_offs_as_a_number(lab):

@@ -5,6 +5,7 @@ which is session state)."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Collection, Mapping
 
 import pandas as pd
@@ -212,17 +213,15 @@ DESK_VERDICT_WIDTH = 90
 DESK_FORMULA_WIDTH = 240
 DESK_DOCUMENT_WIDTH = 200
 SUMMARY_CSS = """
-.st-key-audit_pick_phone { display: none; }
+[class*="st-key-audit_pick_phone_"] { display: none; }
 @media (max-width: 640px) {
-  .st-key-audit_pick { display: none; }
-  .st-key-audit_pick_phone { display: flex; }
+  [class*="st-key-audit_pick_wide_"] { display: none; }
+  [class*="st-key-audit_pick_phone_"] { display: flex; }
 }
 """
 
 
 # Both tables: a row is selected to open its explanation.
-# The summary's two tables (the wide one and the phone's), whose selected row opens a formula.
-PICKERS = ("audit_pick", "audit_pick_phone")
 _PICKER = {
     "width": "stretch",
     "hide_index": True,
@@ -233,8 +232,8 @@ _PICKER = {
 
 def picked_row(selection: Mapping, count: int) -> int | None:
     """The row a summary table's selection picks: None for none, or for a row past the table's
-    `count` (a selection made before the filter shortened it). Raises ValueError for one no
-    click sends: several rows, or a row that is not a whole number from 0."""
+    `count`. Raises ValueError for one no click sends: several rows, or a row that is not a
+    whole number from 0."""
     rows = selection["selection"]["rows"]
     if not rows:
         return None
@@ -258,12 +257,23 @@ def _forget_hand_built(key: str, count: int) -> None:
         )
 
 
+def picker_keys(shown: list[AuditResult]) -> tuple[str, str]:
+    """The keys of the summary's two tables (the wide one and the phone's), named by the
+    formulas they list. Streamlit keeps a keyed table's selection by position when its rows
+    change (streamlit#17026): after the filter or new inputs change the list, the selected row
+    would be another formula, which would open unasked. A table of other rows is another widget
+    and starts unselected."""
+    rows = hashlib.blake2s("\n".join(r.id for r in shown).encode(), digest_size=6).hexdigest()
+    return f"audit_pick_wide_{rows}", f"audit_pick_phone_{rows}"
+
+
 def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     """The count of every verdict and the table of the formulas the filter keeps; returns the
     formula whose row was selected (its explanation opens below), or None."""
     st.header(counts(results))
     shown = kept(results, verdict)
-    for key in PICKERS:
+    wide_key, phone_key = picker_keys(shown)
+    for key in (wide_key, phone_key):
         if key in st.session_state:
             _forget_hand_built(key, len(shown))
     st.caption("Select a row to open that formula's explanation below.")
@@ -272,7 +282,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     row_height = PRESENTER_ROW_HEIGHT if st.session_state["presenter"] else DESK_ROW_HEIGHT
     wide = st.dataframe(
         table,
-        key=PICKERS[0],
+        key=wide_key,
         **_PICKER,
         row_height=row_height,
         height=_height(row_height, len(shown), DESK_ROWS_SHOWN),
@@ -284,7 +294,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
     )
     phone = st.dataframe(
         table,
-        key=PICKERS[1],
+        key=phone_key,
         **_PICKER,
         column_order=PHONE_COLUMNS,
         row_height=PHONE_ROW_HEIGHT,

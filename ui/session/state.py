@@ -146,8 +146,6 @@ SCHEMA: dict[str, Key] = {
     ),
     "audit_picked": Key(None, _D, "the audit formula last picked in the summary: (document, step)"),
     "audit_opened": Key(frozenset(), _D, "the audit formulas unfolded: (document, step) pairs"),
-    "audit_pick": Key(None, _W, "the row selected in the audit's summary table"),
-    "audit_pick_phone": Key(None, _W, "the row selected in the audit's summary table on a phone"),
     "derive_target": Key(
         "dx", _P, "the gradient a typed formula claims (a key of TARGETS)", one_of(TARGETS)
     ),
@@ -200,6 +198,9 @@ FAMILIES: dict[str, Key] = {
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
     "phone_editor_": Key(None, _W, "the same array's editor on a phone: phone_editor_<...>"),
     "audit_entry_": Key(None, _W, "one audit formula's fold: audit_entry_<its place>"),
+    "audit_pick_": Key(
+        None, _W, "the audit summary's selected row: audit_pick_<wide or phone>_<its rows>"
+    ),
     "jupyter_": Key(None, _W, "a page's folded notebook downloads: jupyter_<page>"),
     "guess_": Key(None, _W, "a prediction for one question: guess_<step or question name>"),
     "reveal_": Key(None, _W, "the Reveal button of one question: reveal_<step or name>"),
