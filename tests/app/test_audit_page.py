@@ -31,6 +31,7 @@ def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
         "error on your inputs",
         "corrected form's error",
         "document",
+        "error",  # the phone's narrower column (ui.draw.audit_view.PHONE_COLUMNS)
     ]
     heading = lab.subheaders()[0]
     tally = {v: int((frame["verdict"] == v).sum()) for v in VERDICTS}
@@ -112,6 +113,10 @@ def test_d2_without_eps_shows_no_error_of_two_round_offs_as_a_number(lab):
     assert all(float(e) < 1e-9 for e in numbers["corrected form's error"])
     undecided = frame[frame["verdict"] == "cannot decide"]
     assert "within round-off" in set(undecided["error on your inputs"])
+    # On the phone's narrow column the words would break mid-word: a dash there.
+    rounding = frame["error on your inputs"] == "within round-off"
+    assert set(frame[rounding]["error"]) == {"—"}
+    assert (frame[~rounding]["error"] == frame[~rounding]["error on your inputs"]).all()
     wrong = frame[(frame["verdict"] == "wrong") & (frame["corrected form's error"] != "—")]
     row = wrong[wrong["corrected form's error"] == "within round-off"].index[0]
     _pick(lab, int(row))

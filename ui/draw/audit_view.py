@@ -86,6 +86,8 @@ def summary_frame(results: list[AuditResult]) -> pd.DataFrame:
                 number(r.correction_error, r.correction_error_measures) for r in results
             ],
             "document": [DOCUMENTS[r.document].name for r in results],
+            # The phone's column is too narrow for the words: a dash, beside "cannot decide".
+            "error": [number(r.error) if r.error_measures == FORMULA else DASH for r in results],
         }
     )
 
@@ -196,7 +198,8 @@ def _entry(result: AuditResult, place: int, opened: bool) -> None:
 # On a phone the summary's five columns would run off the screen: a second table, shown there
 # instead (the page's style, ui.session.presenter, shows one of the two), keeps the verdict, the
 # formula (wrapped) and its error; the rest is in the formula's explanation a row opens.
-PHONE_COLUMNS = ("verdict", "formula", "error on your inputs")
+PHONE_COLUMNS = ("verdict", "formula", "error")
+DESK_COLUMNS = ("verdict", "formula", "error on your inputs", "corrected form's error", "document")
 # Streamlit wraps a cell's text only in rows taller than 4rem (64 px); four lines hold the
 # longest formula's name. Six rows in view, fewer if fewer are kept (a header is ~37 px).
 PHONE_ROW_HEIGHT = 84
@@ -284,6 +287,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
         table,
         key=wide_key,
         **_PICKER,
+        column_order=DESK_COLUMNS,
         row_height=row_height,
         height=_height(row_height, len(shown), DESK_ROWS_SHOWN),
         column_config={
@@ -302,7 +306,7 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
         column_config={
             "verdict": st.column_config.TextColumn(width=64),
             "formula": st.column_config.TextColumn(width=PHONE_FORMULA_WIDTH),
-            "error on your inputs": st.column_config.TextColumn("error", width=64),
+            "error": st.column_config.TextColumn(width=64),
         },
     )
     rows = [picked_row(event, len(shown)) for event in (wide, phone) if event is not None]
