@@ -3,6 +3,8 @@ decide" shows where the inputs cannot decide, and nothing a student cannot read 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from ln_core.audit import DOCUMENTS
@@ -61,6 +63,17 @@ def _pick(lab, row: int) -> None:
     lab.state[lab.audit_picker()] = {"selection": {"rows": [row], "columns": [], "cells": []}}
     lab.run()
     lab.assert_clean()
+
+
+def test_no_summary_column_is_drawn_faded(lab):
+    """Streamlit draws the text of a pinned column faded, at 3.8:1 on white: the verdicts, the
+    column a room reads first, were grey on the desk and the projector."""
+    lab.open("Derivation audit")
+    tables = lab.at.main.dataframe[:2]
+    assert len(tables) == 2
+    for table in tables:
+        columns = json.loads(table.proto.columns)
+        assert not [name for name, config in columns.items() if config.get("pinned")], columns
 
 
 def test_d2_without_eps_shows_cannot_decide(lab):

@@ -206,15 +206,16 @@ PHONE_ROW_HEIGHT = 84
 PHONE_ROWS_SHOWN = 6
 # What a 390 px screen leaves the formula beside the selection box, the verdict and the error.
 PHONE_FORMULA_WIDTH = 180
-# On the desk and the projector the formula's column is as wide as the others allow at 1024 px,
-# and its rows hold three lines, so no name is cut. The wrapping needs rows taller than 4rem,
-# which presenter mode's larger type makes 84 px.
+# On the desk and the projector the formula's and the document's columns are as wide as the
+# others allow at 1024 px, and rows hold three lines, so no name is cut (at 200 px the longest
+# document's name took four lines in presenter mode and ran into the next row). The wrapping
+# needs rows taller than 4rem, which presenter mode's larger type makes 84 px.
 DESK_ROW_HEIGHT = 70
 PRESENTER_ROW_HEIGHT = 92
 DESK_ROWS_SHOWN = 8
 DESK_VERDICT_WIDTH = 90
 DESK_FORMULA_WIDTH = 240
-DESK_DOCUMENT_WIDTH = 200
+DESK_DOCUMENT_WIDTH = 260
 SUMMARY_CSS = """
 [class*="st-key-audit_pick_phone_"] { display: none; }
 @media (max-width: 640px) {
@@ -290,8 +291,10 @@ def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
         column_order=DESK_COLUMNS,
         row_height=row_height,
         height=_height(row_height, len(shown), DESK_ROWS_SHOWN),
+        # Not pinned: Streamlit draws a pinned column's text faded (3.8:1 on white), and the
+        # verdict is what a room reads first.
         column_config={
-            "verdict": st.column_config.TextColumn(width=DESK_VERDICT_WIDTH, pinned=True),
+            "verdict": st.column_config.TextColumn(width=DESK_VERDICT_WIDTH),
             "formula": st.column_config.TextColumn(width=DESK_FORMULA_WIDTH),
             "document": st.column_config.TextColumn(width=DESK_DOCUMENT_WIDTH),
         },
