@@ -128,3 +128,25 @@ def test_a_text_longer_than_the_grammar_reads_never_reaches_the_state(lab):
     assert lab.state["derive_formula"] == kept
     assert lab.link()["formula"] == kept
     assert _verdict(lab) == "Correct"  # the kept formula is still judged
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))", "rstd (dxhat - mean(dxhat))"],
+)
+def test_every_probe_is_listed_with_its_whole_reason(lab, text):
+    """The probes were a table whose one-line rows cut every reason mid-sentence: each is now a
+    line of the list under "Every input it was tried on", verdict and reason whole."""
+    from ln_core.derivation import check_formula
+
+    lab.open("Check your derivation")
+    _type(lab, text)
+    (fold,) = [e for e in lab.at.main.expander if e.label == "Every input it was tried on"]
+    listed = "\n".join(m.value for m in fold.markdown).replace("\\", "")
+    assert not fold.get("arrow_data_frame")
+    s = lab.state
+    assert s["upstream"] == "random"
+    check = check_formula(text, "dx", s["x"], s["gamma"], s["beta"], s["dout_random"], s["eps"])
+    assert len(check.probes) >= 5
+    for probe in check.probes:
+        assert f"**{probe.label}**: {probe.verdict}. {probe.reason}" in listed, probe

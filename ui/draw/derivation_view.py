@@ -93,16 +93,12 @@ def draw(check: DerivationCheck) -> None:
             icon=":material/lightbulb:",
         )
     _differences(check)
+    # A list, not a table: a table's row is one line, and it cut every reason mid-sentence.
     with st.expander("Every input it was tried on"):
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    "input": [p.label for p in check.probes],
-                    "verdict": [p.verdict for p in check.probes],
-                    "why": [p.reason for p in check.probes],
-                }
-            ),
-            hide_index=True,
+        st.markdown(
+            "\n".join(
+                f"- **{plain(p.label)}**: {p.verdict}. {plain(p.reason)}" for p in check.probes
+            )
         )
 
 
