@@ -199,6 +199,7 @@ def _entry(result: AuditResult, place: int, opened: bool) -> None:
 # instead (the page's style, ui.session.presenter, shows one of the two), keeps the verdict, the
 # formula (wrapped) and its error; the rest is in the formula's explanation a row opens.
 PHONE_COLUMNS = ("verdict", "formula", "error")
+# The desk's table: every column but the phone's own.
 DESK_COLUMNS = ("verdict", "formula", "error on your inputs", "corrected form's error", "document")
 # Streamlit wraps a cell's text only in rows taller than 4rem (64 px); four lines hold the
 # longest formula's name. Six rows in view, fewer if fewer are kept (a header is ~37 px).
