@@ -50,8 +50,11 @@ with stops_on_error():
     )
     picked = audit_view.summary(results, s["audit_filter"])
     # A row selected anew opens its document at that formula. The selection stays on later
-    # runs, where it must not reopen a formula the student has folded since.
-    if picked is not None and (picked.document, picked.step) != s.get("audit_picked"):
+    # runs, where it must not reopen a formula the student has folded since; once the row is
+    # let go, selecting it again is new.
+    if picked is None:
+        s["audit_picked"] = None
+    elif (picked.document, picked.step) != s.get("audit_picked"):
         formula = (picked.document, picked.step)
         s["audit_document"], s["audit_picked"] = picked.document, formula
         s["audit_opened"] = s["audit_opened"] | {formula}

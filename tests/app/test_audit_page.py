@@ -104,12 +104,30 @@ def test_a_selected_row_opens_nothing_else_when_the_table_lists_other_formulas(l
         lab.run()
         lab.assert_clean()
         assert lab.state["audit_opened"] == frozenset(), verdict
-        assert lab.state["audit_picked"] == picked
-    # Other inputs, the same list of formulas: the same row is the same formula, still picked.
+    # Other inputs, the same list of formulas: the row stays selected, the same formula, and
+    # does not reopen it once folded.
     _pick(lab, 5)
+    assert lab.state["audit_opened"] == {picked}
+    lab.state["audit_opened"] = frozenset()
     key = lab.audit_picker()
     lab.set_sidebar("seed", 7)
-    assert lab.audit_picker() == key and lab.state["audit_picked"] == picked
+    assert lab.audit_picker() == key and lab.state["audit_opened"] == frozenset()
+
+
+def test_a_row_let_go_and_selected_again_reopens_its_formula(lab):
+    """A click on the selected row lets it go; a click on it again is a new choice, and opens
+    the formula the student had folded (it stayed folded while the row stayed selected)."""
+    lab.open("Derivation audit")
+    _pick(lab, 5)
+    (picked,) = lab.state["audit_opened"]
+    lab.state["audit_opened"] = frozenset()  # folded
+    lab.run()
+    assert lab.state["audit_opened"] == frozenset()
+    lab.state[lab.audit_picker()] = {"selection": {"rows": [], "columns": [], "cells": []}}
+    lab.run()
+    assert lab.state["audit_opened"] == frozenset()
+    _pick(lab, 5)
+    assert lab.state["audit_opened"] == {picked}
 
 
 def test_d2_without_eps_shows_no_error_of_two_round_offs_as_a_number(lab):

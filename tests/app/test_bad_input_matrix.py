@@ -901,4 +901,4 @@ def test_a_selected_row_opens_its_formula_and_one_past_the_table_opens_nothing(l
     lab.state["audit_opened"] = frozenset()
     _send(lab, lab.audit_picker(kind), "string_value", '{"selection": {"rows": [999]}}')
     lab.assert_clean()
-    assert _audit_choice(lab) == (document, frozenset(), picked)
+    assert _audit_choice(lab) == (document, frozenset(), None)
