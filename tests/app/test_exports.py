@@ -119,8 +119,22 @@ def test_html_report_says_when_the_check_cannot_resolve():
     assert bundle.meta["passed"]
     (advice,) = bundle.meta["cannot_resolve"]
     assert advice.startswith("dx: Cannot resolve: ")
-    assert "dx: Cannot resolve: " in html_report(bundle)
+    report = html_report(bundle)
+    assert "dx: Cannot resolve: " in report
     assert json.loads(to_json(bundle))["meta"]["cannot_resolve"] == [advice]
+    # The table says it beside dx's relative error, which here is round-off against round-off.
+    (row,) = re.findall(r"<tr><td>backward</td>(.*?)</tr>", report)
+    assert re.findall(r"\((pass|fail|cannot resolve)\)", row) == ["cannot resolve", "pass", "pass"]
+
+
+def test_html_report_heads_only_the_tensors_it_checked():
+    """Without gamma and beta only dx is checked: the table had three headings over one cell."""
+    rng = np.random.default_rng(0)
+    x, dout = rng.standard_normal((2, 4)), rng.standard_normal((2, 4))
+    report = html_report(make_bundle(x, None, None, dout))
+    (table,) = re.findall(r"<h2>Gradient check \(relative error\)</h2><table>(.*?)</table>", report)
+    assert re.findall(r"<th>([^<]*)</th>", table) == ["", "dx"]
+    assert all(row.count("<td>") == 2 for row in re.findall(r"<tr><td>.*?</tr>", table))
 
 
 def _link_and_snippet(lab) -> tuple[str, str]:
