@@ -261,7 +261,10 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
                 AuditResult(**base, verdict="cannot decide", reason=BEYOND_FLOAT64, note=notes[c])
             )
             continue
-        verdict, reason = _decide(entry, case, c, gap[c], bound[c], size[c], error[c], scale[c])
+        status = _status(gap[c], bound[c], size[c])
+        verdict, reason = _decide(
+            entry, case, c, status, gap[c], bound[c], size[c], error[c], scale[c]
+        )
         if verdict == "wrong" and lost[c]:
             # A right formula written with σ⁻³ gives 0 at σ = 1e150: its gap is float64's.
             verdict, reason = "cannot decide", UNDERFLOWED
@@ -269,12 +272,12 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
             "values": compared.shown(compared.value, c),
             "reference_values": compared.shown(compared.reference, c),
             "error": float(error[c]),
-            "error_measures": _measures(gap[c], bound[c], size[c], lost[c]),
+            "error_measures": _measures(status, lost[c]),
         }
         if corrected is not None:
             numbers["correction_error"] = float(corrected.error[c])
             numbers["correction_error_measures"] = _measures(
-                corrected.gap[c], bound[c], size[c], corrected_lost[c]
+                _status(corrected.gap[c], bound[c], size[c]), corrected_lost[c]
             )
         results.append(
             AuditResult(**{**base, **numbers}, verdict=verdict, reason=reason, note=notes[c])
@@ -292,11 +295,11 @@ def _status(gap: float, bound: float, size: float) -> str:
     return decide(_excess(gap, bound), bound, size)
 
 
-def _measures(gap: float, bound: float, size: float, lost: bool) -> str:
-    """What a relative error on one case measures (AuditResult.error_measures): round-off where
-    the gap is within its bound on a true value that is 0 up to round-off, float64's underflow
-    where a formula that underflowed misses, the formula otherwise."""
-    status = _status(gap, bound, size)
+def _measures(status: str, lost: bool) -> str:
+    """What a relative error on one case measures (AuditResult.error_measures), from its
+    `status` (_status): round-off where the gap is within its bound on a true value that is 0
+    up to round-off, float64's underflow where a formula that underflowed misses, the formula
+    otherwise."""
     if status == CANNOT_RESOLVE:
         return ROUND_OFF
     return UNDERFLOW if status == FAIL and lost else FORMULA
@@ -306,15 +309,16 @@ def _decide(
     entry: Entry,
     case: Case,
     c: int,
+    status: str,
     gap: float,
     bound: float,
     size: float,
     error: float,
     scale: float,
 ) -> tuple[str, str]:
-    """The verdict and its reason for case c, from the numbers of the module docstring."""
+    """The verdict and its reason for case c, from its `status` (_status) and the numbers of
+    the module docstring."""
     excess = _excess(gap, bound)
-    status = _status(gap, bound, size)
     if status == CANNOT_RESOLVE:
         return "cannot decide", (
             f"These inputs cannot decide: the true value is 0 here up to round-off (at most "
