@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS
 from teaching.glossary import described, meaning
 from ui.draw.tables import vectors_frame
 from ui.entry.inputs import AFFINE, PER
@@ -16,7 +17,7 @@ th, td { border: 1px solid #bbb; padding: 0.2rem 0.5rem; text-align: right; }
 h2 { border-bottom: 2px solid #111; }
 .pass { color: #2b8a3e; } .fail { color: #c92a2a; } .unresolved { color: #555; }
 """
-_STATUS_CLASS = {"pass": "pass", "fail": "fail", "cannot resolve": "unresolved"}
+_STATUS_CLASS = {PASS: "pass", FAIL: "fail", CANNOT_RESOLVE: "unresolved"}
 
 
 def _table(bundle: Bundle, name: str) -> str:
