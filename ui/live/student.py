@@ -14,6 +14,7 @@ import streamlit as st
 from ui.live import connect, membership, wake
 from ui.live.rules import Refused
 from ui.live.store import Poll, StoreUnavailable
+from ui.session import clicks
 
 # s between a student's own looks at the class, a last resort should wake-ups stop (they bring
 # the news within tenths of a second, and come again if one did not).
@@ -97,9 +98,11 @@ def _question(code: str, poll: Poll) -> None:
         st.caption("Discuss with your neighbours, then vote again.")
     key = f"live_choice_{question.id}_{question.round}"
     choice = st.radio("Your answer", asked.options, index=None, key=key, horizontal=True)
-    st.button("Vote", key=f"live_vote_{question.id}_{question.round}", type="primary",
-              disabled=choice is None, on_click=_vote,
-              args=(code, question.id, question.round, asked.options, key))  # fmt: skip
+    # The bar's timer can deliver this click twice (ui/session/clicks.py); the run of the first
+    # delivery draws no Vote button, so the second finds this drawing already acted on.
+    vote = clicks.once(f"live_vote_{question.id}_{question.round}", _vote, code, question.id,
+                       question.round, asked.options, key)  # fmt: skip
+    st.button("Vote", **vote, type="primary", disabled=choice is None)
     problem = st.session_state.pop("live_vote_problem", "")
     if problem:
         st.error(problem)

@@ -18,7 +18,8 @@ import streamlit as st
 from ui.export.download import download
 from ui.live import asking, connect, membership, tally
 from ui.live.rules import ROUNDS, Refused
-from ui.live.store import Status, StoreUnavailable
+from ui.live.store import Asked, Status, StoreUnavailable
+from ui.session import clicks
 
 REFRESH_S = 1.0
 
@@ -91,9 +92,19 @@ def page() -> None:
             "with `--address 0.0.0.0` and open this page by the computer's network address.",
             icon=":material/lan:",
         )
-    _live(me.code, me.secret)
+    _ask_controls()
+    try:
+        status = connect.store().status(me.code, me.secret)
+    except (Refused, StoreUnavailable):
+        status = None  # the counts below say what is wrong
+    asking_now = status is not None and status.question is not None
+    if asking_now:
+        _question(status.question.asked)
+    _counts(me.code, me.secret)
+    if asking_now:
+        _round(status)
     st.button(
-        "End the class", on_click=_act, args=("end",), icon=":material/stop_circle:",
+        "End the class", **clicks.once("live_end", _act, "end"), icon=":material/stop_circle:",
         help=f"Students keep their labs; the class's votes are deleted "
         f"{connect.retention_s() / 3600:g} h after it ends.",
     )  # fmt: skip
@@ -107,11 +118,18 @@ def _welcome(me: membership.Membership | None) -> None:
     )
     if me is not None:
         st.info(f"This browser is in class {me.shown_code} as a student.")
-    st.button("Start a class", type="primary", on_click=_start, icon=":material/groups:")
+    st.button(
+        "Start a class",
+        **clicks.once("live_start", _start),
+        type="primary",
+        icon=":material/groups:",
+    )
 
 
+# Only numbers here: this fragment's timer can deliver a click twice, so the buttons live
+# outside it (ui/session/clicks.py).
 @st.fragment(run_every=REFRESH_S)
-def _live(code: str, secret: str) -> None:
+def _counts(code: str, secret: str) -> None:
     try:
         status = connect.store().status(code, secret)
         results = tally.results_csv(connect.store().results(code, secret))
@@ -121,16 +139,20 @@ def _live(code: str, secret: str) -> None:
     except StoreUnavailable as err:
         st.error(connect.unavailable(err))
         return
-    st.metric("Students joined", status.members)
-    _ask_controls()
-    if status.question is not None:
-        _question(status)
-    st.divider()
-    # The file itself, not a function writing it on click: this page reruns every second and a
+    box = st.container(border=True)
+    cols = box.columns(3)
+    cols[0].metric("Students joined", status.members)
+    question = status.question
+    if question is not None:
+        answered = sum(status.counts.get(question.round, ()))
+        elapsed = int(time.time() - question.opened_at)
+        cols[1].metric(f"Answered, round {question.round}", f"{answered} of {status.members}")
+        cols[2].metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}")
+    # The file itself, not a function writing it on click: this part reruns every second and a
     # class keeps the server busy, and a file written on click is one no run holds (see
     # ui/export/download.py). Unchanged counts give the same file, so a click between two
     # refreshes still finds it.
-    download(st.container(), "Download the results (CSV)", results,
+    download(box, "Download the results (CSV)", results,
              f"class_{code}_results.csv", "text/csv", "download")  # fmt: skip
 
 
@@ -138,26 +160,38 @@ def _ask_controls() -> None:
     with st.container(border=True):
         options = list(asking.choices())
         st.selectbox("Ask the class", options, key="live_ask")
-        st.button("Ask", on_click=_act, args=("ask",), type="primary", icon=":material/quiz:")
+        st.button(
+            "Ask",
+            **clicks.once("live_ask_now", _act, "ask"),
+            type="primary",
+            icon=":material/quiz:",
+        )
 
 
-def _question(status: Status) -> None:
-    question = status.question
-    asked = question.asked
+def _question(asked: Asked) -> None:
     st.markdown(f"#### {asked.title}\n\n{asked.prompt}")
     st.markdown("\n".join(f"- {option}" for option in asked.options))
-    answered = sum(status.counts.get(question.round, ()))
-    elapsed = int(time.time() - question.opened_at)
-    cols = st.columns(3)
-    cols[0].metric(f"Answered, round {question.round}", f"{answered} of {status.members}")
-    cols[1].metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}")
+
+
+def _round(status: Status) -> None:
+    """The current round's buttons and, once revealed, its answers."""
+    question = status.question
+    asked = question.asked
     round_id = (question.id, question.round)
+    cols = st.columns(2)
     if not question.revealed:
-        cols[2].button("Reveal", on_click=_act, args=("reveal", *round_id), type="primary",
-                       icon=":material/visibility:")  # fmt: skip
+        cols[0].button(
+            "Reveal",
+            **clicks.once("live_reveal", _act, "reveal", *round_id),
+            type="primary",
+            icon=":material/visibility:",
+        )
     if question.round < ROUNDS:
-        cols[2].button("Discuss and vote again", on_click=_act, args=("again", *round_id),
-                       icon=":material/forum:")  # fmt: skip
+        cols[1].button(
+            "Discuss and vote again",
+            **clicks.once("live_again", _act, "again", *round_id),
+            icon=":material/forum:",
+        )
     if question.revealed:
         st.plotly_chart(tally.chart(asked, status.counts), key="live_chart")
         st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")

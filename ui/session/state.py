@@ -124,6 +124,8 @@ SCHEMA: dict[str, Key] = {
         0, _P, "the output a one-hot dout puts its 1 on", whole(0, SIDEBAR["d"].high - 1)
     ),
     "step": Key(1, _P, "the stepper's step, 1 to 20", one_of(range(1, N_STEPS + 1))),
+    "step_prev": Key(None, _W, "the stepper's Prev button"),
+    "step_next": Key(None, _W, "the stepper's Next button"),
     "quiz": Key(False, _P, "predict before reveal on the stepper", _flag),
     "view_b": Key(0, _P, "the chosen row, or batch element", whole(0, SIDEBAR["n"].high - 1)),
     "view_t": Key(0, _P, "the chosen token of a batch element", whole(0, SIDEBAR["l"].high - 1)),
@@ -190,6 +192,9 @@ SCHEMA: dict[str, Key] = {
     "numbers_drawn": Key(0, _D, "wide number tables drawn so far: their keys (ui/draw/tables.py)"),
     "live": Key(None, _D, "the live class this browser is in (ui/live/membership.py)"),
     "live_restored": Key(False, _D, "the join link and class cookies were read on the first run"),
+    "clicks_acted": Key(
+        {}, _D, "the drawing each button's click last acted on (ui/session/clicks.py)"
+    ),
     "live_problem": Key("", _D, "why the last class action failed, shown until dismissed"),
 }
 # Keys made per item, by prefix.

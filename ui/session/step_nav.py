@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from teaching.steps import N_STEPS, Step, step
-from ui.session import state
+from ui.session import clicks, state
 
 
 def _go(delta: int) -> None:
@@ -30,16 +30,14 @@ def navigation() -> Step:
     nav = st.container(key="stepper_nav").columns([1, 1, 4, 3], vertical_alignment="bottom")
     nav[0].button(
         "Prev",
-        on_click=_go,
-        args=(-1,),
+        **clicks.once("step_prev", _go, -1),
         disabled=s["step"] == 1,
         width="stretch",
         icon=":material/arrow_back:",
     )
     nav[1].button(
         "Next",
-        on_click=_go,
-        args=(1,),
+        **clicks.once("step_next", _go, 1),
         disabled=s["step"] == N_STEPS,
         width="stretch",
         icon=":material/arrow_forward:",

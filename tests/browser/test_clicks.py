@@ -1,0 +1,106 @@
+"""One click, one action, while a fragment's timer ticks (ui/session/clicks.py).
+
+Streamlit's browser code sends a click on a zero-delay timer; a `run_every` fragment's timer
+that fires first sends the click too, and the server ran its callback twice: one Next moved an
+instructor's Stepper two steps (seen once in CI). Here the tab holds every zero-delay timer back
+past the 1 s tick while it clicks, so each click below is delivered twice, every time; without
+the guard the first Next already lands on step 3.
+"""
+
+from __future__ import annotations
+
+import lnlab_browser_kit as kit
+import pytest
+from playwright.sync_api import Page, expect
+
+from ui.live import connect, student
+from ui.live.store import Store
+
+pytestmark = pytest.mark.browser
+HOLD_MS = 1_500  # longer than the instructor's timers' 1 s (ui/live/follow.py, teacher.py)
+BAR_HOLD_MS = (student.POLL_S + 1) * 1000  # longer than the class bar's timer
+
+# Clicks the button in the element `selector` while every zero-delay timer waits `hold` ms.
+HELD_CLICK = """([selector, hold]) => {
+  const native = window.setTimeout;
+  window.setTimeout = (fn, delay, ...rest) => native(fn, delay ? delay : hold, ...rest);
+  try {
+    document.querySelector(`${selector} button`).click();
+  } finally {
+    window.setTimeout = native;
+  }
+}"""
+
+
+def _held_click(page: Page, key: str, hold: float = HOLD_MS, selector: str = "") -> None:
+    """Click the button of element key `key` (or in `selector`), its message held `hold` ms."""
+    selector = selector or f".st-key-{key}"
+    page.evaluate(HELD_CLICK, [selector, hold])
+    page.wait_for_timeout(hold)  # a timer's tick has sent the click; its own message leaves now
+    kit.wait_for_script(page)
+
+
+def _heading(page: Page):
+    return kit.main(page).locator("h2").first
+
+
+def _start_a_class(page: Page, server: str) -> tuple[str, str]:
+    """Start a class in this tab; returns its code and secret."""
+    kit.open_page(page, server, "class")
+    kit.rerun_after(page, kit.main(page).get_by_role("button", name="Start a class").click)
+    link = kit.main(page).locator('[data-testid="stCode"]').inner_text().strip()
+    (teach,) = [c["value"] for c in page.context.cookies() if c["name"] == connect.TEACH_COOKIE]
+    return link.rsplit("=", 1)[1], teach.split(".", 1)[1]
+
+
+def test_the_instructors_next_and_prev_move_one_step(page, server):
+    _start_a_class(page, server)
+    kit.goto_in_session(page, "stepper")
+    for key, step in (("step_next", 2), ("step_next", 3), ("step_prev", 2)):
+        _held_click(page, key)
+        expect(_heading(page)).to_contain_text(f"Step {step} of 20", timeout=1)
+
+
+def test_the_class_pages_buttons_act_once(page, server):
+    code, secret = _start_a_class(page, server)
+    store = Store(connect.database_url())
+
+    def questions() -> int:
+        return len({row["question"] for row in store.results(code, secret)})
+
+    _held_click(page, "live_ask_now")
+    assert questions() == 1
+    _held_click(page, "live_again")
+    assert store.status(code, secret).question.round == 2
+    # A refusal would say the class had moved on: the second delivery must not be refused.
+    expect(kit.main(page)).not_to_contain_text("moved on")
+    _held_click(page, "live_ask_now")
+    assert questions() == 2
+    _held_click(page, "live_end")
+    expect(kit.main(page).get_by_role("button", name="Start a class")).to_be_visible()
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def test_a_students_vote_counts_once(browser, page, server):
+    code, secret = _start_a_class(page, server)
+    kit.rerun_after(page, kit.main(page).get_by_role("button", name="Ask").click)
+    link = kit.main(page).locator('[data-testid="stCode"]').inner_text().strip()
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(kit.INIT_SCRIPT)
+    try:
+        tab = context.new_page()
+        tab.goto(link)
+        bar = tab.locator(".st-key-live_bar")
+        bar.locator('[role="radiogroup"] label').first.click()
+        expect(bar.get_by_role("button", name="Vote")).to_be_enabled()
+        _held_click(tab, "", BAR_HOLD_MS, '[class*="st-key-live_vote_"]')
+        expect(bar).to_contain_text("Your vote is counted")
+        rows = Store(connect.database_url()).results(code, secret)
+        assert sum(int(row.get("round 1", 0)) for row in rows) == 1
+        # A second delivery would find no answer chosen (the bar no longer draws the choice),
+        # and its reason would wait to be shown under the next question.
+        kit.rerun_after(page, kit.main(page).get_by_role("button", name="Ask").click)
+        expect(bar.locator('[data-testid="stRadio"]')).to_be_visible()
+        expect(bar.locator('[data-testid="stAlert"]')).to_have_count(0)
+    finally:
+        context.close()
