@@ -2,9 +2,9 @@
 
 Streamlit's browser code sends a click on a zero-delay timer; a `run_every` fragment's timer
 that fires first sends the click too, and the server ran its callback twice: one Next moved an
-instructor's Stepper two steps (seen once in CI). Here the tab holds every zero-delay timer back
-past the 1 s tick while it clicks, so each click below is delivered twice, every time; without
-the guard the first Next already lands on step 3.
+instructor's Stepper two steps (seen once in CI). Here the tab holds the click's zero-delay
+timers until a timer's tick has sent a message, so each click below is delivered twice, every
+time; without the guard each test below fails at its first click (tried).
 """
 
 from __future__ import annotations
@@ -13,30 +13,37 @@ import lnlab_browser_kit as kit
 import pytest
 from playwright.sync_api import Page, expect
 
-from ui.live import connect, student
+from ui.live import connect
 from ui.live.store import Store
 
 pytestmark = pytest.mark.browser
-HOLD_MS = 1_500  # longer than the instructor's timers' 1 s (ui/live/follow.py, teacher.py)
-BAR_HOLD_MS = (student.POLL_S + 1) * 1000  # longer than the class bar's timer
 
-# Clicks the button in the element `selector` while every zero-delay timer waits `hold` ms.
-HELD_CLICK = """([selector, hold]) => {
+# Clicks the button in the element `selector`, holding the zero-delay timers the click sets
+# (Streamlit sends the click from one) until the tab's next message, which only a fragment's
+# timer can send meanwhile, has gone; then lets them run, 300 ms later, when the server has
+# taken the tick's run. Resolves when the click's own message has been sent.
+HELD_CLICK = """(selector) => new Promise((sent) => {
   const native = window.setTimeout;
-  window.setTimeout = (fn, delay, ...rest) => native(fn, delay ? delay : hold, ...rest);
+  const held = [];
+  window.setTimeout = (fn, delay, ...rest) =>
+    delay ? native(fn, delay, ...rest) : held.push(() => fn(...rest));
   try {
     document.querySelector(`${selector} button`).click();
   } finally {
     window.setTimeout = native;
   }
-}"""
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    WebSocket.prototype.send = send;
+    native(() => { held.forEach((run) => run()); sent(); }, 300);
+    return send.call(this, data);
+  };
+})"""
 
 
-def _held_click(page: Page, key: str, hold: float = HOLD_MS, selector: str = "") -> None:
-    """Click the button of element key `key` (or in `selector`), its message held `hold` ms."""
-    selector = selector or f".st-key-{key}"
-    page.evaluate(HELD_CLICK, [selector, hold])
-    page.wait_for_timeout(hold)  # a timer's tick has sent the click; its own message leaves now
+def _held_click(page: Page, key: str = "", selector: str = "") -> None:
+    """Click the button of element key `key` (or in `selector`), delivered twice."""
+    page.evaluate(HELD_CLICK, selector or f".st-key-{key}")
     kit.wait_for_script(page)
 
 
@@ -93,7 +100,7 @@ def test_a_students_vote_counts_once(browser, page, server):
         bar = tab.locator(".st-key-live_bar")
         bar.locator('[role="radiogroup"] label').first.click()
         expect(bar.get_by_role("button", name="Vote")).to_be_enabled()
-        _held_click(tab, "", BAR_HOLD_MS, '[class*="st-key-live_vote_"]')
+        _held_click(tab, selector='[class*="st-key-live_vote_"]')
         expect(bar).to_contain_text("Your vote is counted")
         rows = Store(connect.database_url()).results(code, secret)
         assert sum(int(row.get("round 1", 0)) for row in rows) == 1
