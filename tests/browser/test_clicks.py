@@ -4,7 +4,7 @@ Streamlit's browser code sends a click on a zero-delay timer; a `run_every` frag
 that fires first sends the click too, and the server ran its callback twice: one Next moved an
 instructor's Stepper two steps (seen once in CI). Here the tab holds the click's zero-delay
 timers until a timer's tick has sent a message, so each click below is delivered twice, every
-time; without the guard each test below fails at its first click (tried).
+time; without the guard the test below fails at its first click (tried).
 """
 
 from __future__ import annotations
@@ -60,54 +60,53 @@ def _start_a_class(page: Page, server: str) -> tuple[str, str]:
     return link.rsplit("=", 1)[1], teach.split(".", 1)[1]
 
 
-def test_the_instructors_next_and_prev_move_one_step(page, server):
-    _start_a_class(page, server)
-    kit.goto_in_session(page, "stepper")
-    for key, step in (("step_next", 2), ("step_next", 3), ("step_prev", 2)):
-        _held_click(page, key)
-        expect(_heading(page)).to_contain_text(f"Step {step} of 20", timeout=1)
-
-
-def test_the_class_pages_buttons_act_once(page, server):
+def test_every_class_click_acts_once(browser, page, server):
+    """The instructor's Next, Prev, Ask, Discuss and vote again and End, and a student's Vote.
+    The student joins first, so the class bar's 30 s timer runs while the instructor clicks."""
     code, secret = _start_a_class(page, server)
+    link = kit.main(page).locator('[data-testid="stCode"]').inner_text().strip()
     store = Store(connect.database_url())
 
     def questions() -> int:
         return len({row["question"] for row in store.results(code, secret)})
 
-    _held_click(page, "live_ask_now")
-    assert questions() == 1
-    _held_click(page, "live_again")
-    assert store.status(code, secret).question.round == 2
-    # A refusal would say the class had moved on: the second delivery must not be refused.
-    expect(kit.main(page)).not_to_contain_text("moved on")
-    _held_click(page, "live_ask_now")
-    assert questions() == 2
-    _held_click(page, "live_end")
-    expect(kit.main(page).get_by_role("button", name="Start a class")).to_be_visible()
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-
-
-def test_a_students_vote_counts_once(browser, page, server):
-    code, secret = _start_a_class(page, server)
-    kit.rerun_after(page, kit.main(page).get_by_role("button", name="Ask").click)
-    link = kit.main(page).locator('[data-testid="stCode"]').inner_text().strip()
     context = browser.new_context(viewport={"width": 390, "height": 844})
     context.add_init_script(kit.INIT_SCRIPT)
     try:
-        tab = context.new_page()
-        tab.goto(link)
-        bar = tab.locator(".st-key-live_bar")
+        student = context.new_page()
+        student.goto(link)
+        bar = student.locator(".st-key-live_bar")
+        expect(bar).to_contain_text("your lab follows the instructor")
+
+        kit.goto_in_session(page, "stepper")
+        for key, step in (("step_next", 2), ("step_next", 3), ("step_prev", 2)):
+            _held_click(page, key)
+            expect(_heading(page)).to_contain_text(f"Step {step} of 20", timeout=1)
+
+        kit.sidebar(page).get_by_role("link", name="Class controls").click()
+        kit.wait_for_script(page)
+        _held_click(page, "live_ask_now")
+        assert questions() == 1
+        _held_click(page, "live_again")
+        assert store.status(code, secret).question.round == 2
+        # A refusal would say the class had moved on: the second delivery must not be refused.
+        expect(kit.main(page)).not_to_contain_text("moved on")
+        _held_click(page, "live_ask_now")
+        assert questions() == 2
+
         bar.locator('[role="radiogroup"] label').first.click()
         expect(bar.get_by_role("button", name="Vote")).to_be_enabled()
-        _held_click(tab, selector='[class*="st-key-live_vote_"]')
+        _held_click(student, selector='[class*="st-key-live_vote_"]')
         expect(bar).to_contain_text("Your vote is counted")
-        rows = Store(connect.database_url()).results(code, secret)
-        assert sum(int(row.get("round 1", 0)) for row in rows) == 1
+        assert sum(int(row.get("round 1", 0)) for row in store.results(code, secret)) == 1
         # A second delivery would find no answer chosen (the bar no longer draws the choice),
         # and its reason would wait to be shown under the next question.
         kit.rerun_after(page, kit.main(page).get_by_role("button", name="Ask").click)
         expect(bar.locator('[data-testid="stRadio"]')).to_be_visible()
         expect(bar.locator('[data-testid="stAlert"]')).to_have_count(0)
+
+        _held_click(page, "live_end")
+        expect(kit.main(page).get_by_role("button", name="Start a class")).to_be_visible()
+        expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     finally:
         context.close()
