@@ -126,8 +126,8 @@ def _welcome(me: membership.Membership | None) -> None:
     )
 
 
-# Only numbers here: this fragment's timer can deliver a click twice, so the buttons live
-# outside it (ui/session/clicks.py).
+# Only the counts and the results file (a download sends no click) here: this fragment's timer
+# can deliver a click twice, so the buttons live outside it (ui/session/clicks.py).
 @st.fragment(run_every=REFRESH_S)
 def _counts(code: str, secret: str) -> None:
     try:

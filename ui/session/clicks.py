@@ -4,10 +4,10 @@ Streamlit's browser code holds a click for a zero-delay timer before sending it.
 `run_every` timer that fires in between sends the state of every widget, the held click
 included, and the server runs the click's callback for that message and again for the click's
 own. In a live class this moved the instructor's Stepper two steps for one Next (the class
-test failed on it once in CI; tests/browser/test_clicks.py holds the click back past the timer's
-tick and sees it every time). An instructor's session runs such a timer on every page
-(ui/live/follow.py) and one on the Class page (ui/live/teacher.py); a student's class bar runs
-one every 30 s (ui/live/student.py).
+test failed on it once in CI; tests/browser/test_clicks.py holds each click until a timer's
+tick has carried it, and sees it every time). An instructor's session runs such a timer on
+every page (ui/live/follow.py) and one on the Class page (ui/live/teacher.py); a student's
+class bar runs one every 30 s (ui/live/student.py).
 
 So a callback whose second run would add to what the first did (a step, a question, a round, a
 vote) is handed its button's drawing, and only the first delivery of a click on that drawing
@@ -44,5 +44,5 @@ def _first_delivery(
     acted = st.session_state[ACTED]
     if acted.get(button) == drawing:
         return  # the same click, delivered again
-    st.session_state[ACTED] = {**acted, button: drawing}
+    st.session_state[ACTED] = {**acted, button: drawing}  # a new dict: the default is shared
     callback(*args)
