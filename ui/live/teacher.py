@@ -178,16 +178,16 @@ def _round(status: Status) -> None:
     question = status.question
     asked = question.asked
     round_id = (question.id, question.round)
-    cols = st.columns(2)
+    buttons = st.container(horizontal=True)
     if not question.revealed:
-        cols[0].button(
+        buttons.button(
             "Reveal",
             **clicks.once("live_reveal", _act, "reveal", *round_id),
             type="primary",
             icon=":material/visibility:",
         )
     if question.round < ROUNDS:
-        cols[1].button(
+        buttons.button(
             "Discuss and vote again",
             **clicks.once("live_again", _act, "again", *round_id),
             icon=":material/forum:",
