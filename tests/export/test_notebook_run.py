@@ -31,9 +31,11 @@ from notebook_kit import (
 )
 
 import ln_core
+from teaching.presets import make_example
 from ui.entry.inputs import AFFINE, Inputs
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
 from ui.export.notebook_code import backward_steps
+from ui.session.state import seeded_dout_and_target
 
 PRESETS = {
     "Random normal": "token",
@@ -214,3 +216,52 @@ def test_a_downloaded_lesson_runs_as_is_in_a_fresh_kernel_and_stays_valid(kernel
     assert not [o for o in outputs if o.output_type == "error"]
     assert "The gradient check passes." in printed(by_id(notebook)["check-verdicts"])
     nbformat.validate(notebook)
+
+
+def _edge(shape: tuple[int, ...], seed: int = 0, **options) -> View:
+    """Random normal at `shape` with the lab's seeded dout; options: dtype, gamma and beta (one
+    number for every feature, instead of the example's) and norm."""
+    dtype = options.get("dtype", "float64")
+    example = make_example("Random normal", shape, seed)
+    dout, _ = seeded_dout_and_target(example.x.shape, seed)
+    gamma, beta = (
+        np.full(shape[-1], options[name]) if name in options else getattr(example, name)
+        for name in ("gamma", "beta")
+    )
+    arrays = (a.astype(dtype) for a in (example.x, gamma, beta, dout))
+    return View(Inputs(*arrays, 1e-5, dtype), "Random normal", LINK, options.get("norm", "layer"))
+
+
+# Views where a bound taken from how far the differences at two steps lie apart (which can
+# agree by chance for a node of a few entries), or differences that carried beta's rounding,
+# called right gradients wrong: the exercise's "not yet" for dinv_sqrt_sve, dsq_xsm, dsve or
+# dnormalized_x, the lesson's "fail" for dx with a large beta, RMSNorm's for dgamma and dbeta.
+EDGES = {
+    "vector D = 6": _edge((6,)),
+    "vector D = 4, seed 1": _edge((4,), seed=1),
+    "vector D = 16, seed 2": _edge((16,), seed=2),
+    "rows 3 x 1 (D = 1)": _edge((3, 1)),
+    "beta = 1000": _edge((3, 8), beta=1e3),
+    "float32, beta = 1e4": _edge((3, 8), dtype="float32", beta=1e4),
+    "RMSNorm, D = 1": _edge((2, 1), gamma=1.5, norm="rms"),
+    "RMSNorm, D = 1, beta = 30": _edge((2, 1), gamma=1.5, beta=30.0, norm="rms"),
+    "RMSNorm, D = 3, seed 2": _edge((2, 3), seed=2, gamma=1.5, norm="rms"),
+}
+
+
+def test_no_check_calls_a_right_gradient_wrong_where_round_off_dominates(kernels):
+    views = list(EDGES.values())
+    lessons = [lesson_notebook(v) for v in views]
+    filled = [
+        _filled(exercise_notebook(v), lesson) for v, lesson in zip(views, lessons, strict=True)
+    ]
+    run = by_id(execute(merged([*lessons, *filled]), kernels))
+    wrong = []
+    for k, case in enumerate(EDGES):
+        lines = printed(run[f"case{k}-check-verdicts"]).splitlines()
+        verdicts = {m.group(2): m.group(3) for m in map(VERDICT.match, lines) if m}
+        statuses = dict(_statuses(run, k + len(views)))
+        assert verdicts and "pass" in statuses.values(), (case, lines, statuses)
+        wrong += [(case, "lesson", t) for t, v in verdicts.items() if v == "fail"]
+        wrong += [(case, "exercise", t) for t, v in statuses.items() if v == "not yet"]
+    assert not wrong

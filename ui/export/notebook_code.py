@@ -235,12 +235,13 @@ RESOLVE = 0.1  # a pass must pin the true value to at least one significant digi
 
 def rule(gap, bound, size):
     """The lab's one verdict rule (ln_core/verdict.py). gap: how far an answer sits from the
-    numerical gradient; bound: how far round-off and the step can put a right answer; size: the
-    gradient's largest entry. Beyond the bound no round-off explains the gap; within it, the
-    check vouches for an answer only where the bound is small against the gradient itself."""
-    if gap > bound:
+    numerical gradient; bound: how far round-off and the step can put a right answer (both per
+    entry, or one number for all); size: the gradient's largest entry. Beyond the bound no
+    round-off explains the gap; within it, the check vouches for an answer only where the bound
+    is small against the gradient itself."""
+    if np.any(np.asarray(gap) > bound):
         return "fail"
-    if bound > RESOLVE * size or size == 0:
+    if np.max(bound) > RESOLVE * size or size == 0:
         return "cannot resolve"
     return "pass"'''
 
@@ -271,7 +272,9 @@ GRADIENT_CHECK = '''\
 def numerical_gradient(name, wider=1.0):
     """dL/d(name) for L = sum(dout * out): move one entry by +step and -step, run the layer
     again, and divide the change of L by the step actually taken (x + step rounds)."""
-    inputs = {"x": x, "gamma": gamma, "beta": beta}
+    # beta only shifts out, so moves of x and gamma are read on gx, as the lab reads them:
+    # adding beta would round digits of the change away.
+    inputs = {"x": x, "gamma": gamma, "beta": beta if name == "beta" else None}
     value, step = inputs[name], wider * steps[name]
     grad = np.zeros_like(value)
     for i in np.ndindex(value.shape):
@@ -285,8 +288,55 @@ def numerical_gradient(name, wider=1.0):
 
 def verdict(tensor, analytic, numerical):
     """pass, fail or cannot resolve, by the lab's rule with this tensor's bound."""
-    gap = float(np.max(np.abs(np.asarray(analytic, dtype=np.float64) - numerical)))
+    gap = np.abs(np.asarray(analytic, dtype=np.float64) - numerical)
     return rule(gap, bound[tensor], float(np.max(np.abs(numerical))))'''
+
+# Where the lab has no check, the notebook bounds its own differences (after `steps`), by the
+# reasoning of ln_core/gradcheck.py worked out from its own numbers.
+OWN_BOUND = '''\
+# How far a right gradient may sit from the differences, per entry:
+# - their round-off: each output a move reaches is computed again with a few roundings per
+#   line, 2 + log2(n) of them through a mean of n terms;
+# - their truncation, which grows as the step squared: the differences at twice the steps sit
+#   three times as far, so it is at most a third of how far apart the two lie, their round-off
+#   added (doubled, for the terms beyond the step squared);
+# - the analytic gradient's own roundings, a few per line, of the size of its terms.
+ROUND_OFF, ROUNDINGS = 3.0, 8.0  # the lab's safety factors
+chain = 2 + np.log2(n)
+weight = np.abs(np.asarray(dout, dtype=np.float64))
+
+
+def round_off(name, wider=1.0):
+    """Per entry of `name`: how far round-off can move numerical_gradient(name, wider), and the
+    size of its terms, sum |dout * change| / step."""
+    inputs = {"x": x, "gamma": gamma, "beta": beta if name == "beta" else None}
+    value, step = inputs[name], wider * steps[name]
+    error = chain * np.abs(np.asarray(forward(**inputs), dtype=np.float64))
+    noise, terms = np.zeros(value.shape), np.zeros(value.shape)
+    for i in np.ndindex(value.shape):
+        plus, minus = value.copy(), value.copy()
+        plus[i] += step
+        minus[i] -= step
+        change = forward(**{**inputs, name: plus}) - forward(**{**inputs, name: minus})
+        taken = float(plus[i] - minus[i])
+        # x reaches its whole group through the mean; gamma and beta only the outputs under them.
+        hot = np.zeros(value.shape, dtype=bool)
+        hot[i] = True
+        reach = np.broadcast_to(hot, x.shape)
+        if name == "x":
+            reach = np.broadcast_to(np.any(reach, axis=axis, keepdims=True), x.shape)
+        noise[i] = ROUND_OFF * machine_eps * np.sum(weight * error * reach) / taken
+        terms[i] = np.sum(weight * np.abs(change)) / taken
+    return noise, terms
+
+
+bound = {}
+for name in steps:
+    (noise, terms), (twice_noise, _) = round_off(name), round_off(name, 2.0)
+    wobble = np.abs(numerical_gradient(name, 2.0) - numerical_gradient(name))
+    truncation = 2 * (wobble + noise + twice_noise) / 3
+    own = ROUNDINGS * machine_eps * chain * float(np.max(terms))
+    bound[f"d{name}"] = noise + truncation + own'''
 
 
 def verdicts_cell(tensors: tuple[str, ...]) -> str:
@@ -346,25 +396,49 @@ def results_cell(tensors: tuple[str, ...]) -> str:
     return f"import json\n\nprint(json.dumps({{{entries}}}))"
 
 
-# The exercise's numerical gradient of any node: move it, re-run only the lines after it.
+# The exercise's numerical gradient of any node: move it, re-run only the lines after it, and
+# bound what round-off and the step can do to it (ln_core/node_check.py's reasoning, worked out
+# from the notebook's own numbers, so it holds for any normalization here).
 EXERCISE_HELPERS = '''\
 # The affine lines, the last two of every normalization here, as functions too.
 LINE["gx"] = lambda v: v["normalized_x"] if v["gamma"] is None else v["gamma"] * v["normalized_x"]
 LINE["out"] = lambda v: v["gx"] if v["beta"] is None else v["gx"] + v["beta"]
 # The node a parameter enters after: gamma in the line of gx, beta in the line of out.
 ENTERS_AFTER = {"gamma": "normalized_x", "beta": "gx"}
+# Moving one of these reaches only the outputs it sits under; a node before normalized_x goes
+# through a mean and reaches its whole group.
+OWN_ENTRY = ("normalized_x", "gx", "out", "gamma", "beta")
+# The lab's safety factors on round-off and on the answer's own roundings (ln_core/gradcheck.py,
+# ln_core/agreement.py).
+ROUND_OFF = 3.0
+ROUNDINGS = 8.0
 
 
-def out_after(values, moved):
-    """out from `values`, re-running only the forward lines after the node `moved`."""
+def after(values, moved, last):
+    """The node `last` (gx or out) from `values`, re-running only the forward lines after the
+    node `moved`."""
     v = dict(values)
     for node in NODES[NODES.index(moved) + 1:]:
         v[node] = LINE[node](v)
-    return v["out"]
+    return v[last]
+
+
+def reached(name, value, index):
+    """Which outputs (x's shape) a move of entry `index` of the node `name` changes."""
+    hot = np.zeros(value.shape, dtype=bool)
+    hot[index] = True
+    under = np.broadcast_to(hot, x.shape)
+    if name in OWN_ENTRY:
+        return under
+    return np.broadcast_to(np.any(under, axis=axis, keepdims=True), x.shape)
 
 
 def numerical_gradient(name, wider=1.0):
-    """dL/d(name) for L = sum(dout * out) by central differences, one entry at a time."""
+    """dL/d(name) for L = sum(dout * out) by central differences, one entry at a time.
+
+    Returns the gradient and, per entry, two sizes (both of name's shape): how far round-off
+    can move each difference, and the sum of the sizes of its terms, sum |dout * change| / step.
+    """
     v = node_values()
     value = v[name]
     machine_eps = np.finfo(value.dtype).eps
@@ -377,15 +451,34 @@ def numerical_gradient(name, wider=1.0):
     if name == "x":
         spread = np.maximum(1.0, np.max(np.abs(value), axis=axis, keepdims=True) / unit)
     step = wider * np.maximum(np.cbrt(machine_eps * spread) * unit, 4 * machine_eps * np.abs(value))
+    # beta only shifts out, so every other move is read on gx: adding beta would round digits
+    # of the change away.
+    last = "out" if name in ("beta", "out") else "gx"
+    # Each output a move reaches is computed again with a few roundings per line, 2 + log2(n)
+    # of them through a mean of n terms. Moving x moves its mean too, and the mean's rounding
+    # (of the size of the group's largest |x|) is not cancelled by x - mean: it reaches every
+    # output scaled by gamma over the group's spread.
+    weight = np.abs(np.asarray(dout, dtype=np.float64))
+    error = (2 + np.log2(n)) * np.abs(v[last].astype(np.float64))
+    gains = np.ones(x.shape) if gamma is None else np.abs(np.broadcast_to(gamma, x.shape))
+    per_spread = gains / np.broadcast_to(v[UNIT["x"]], x.shape)
     grad = np.zeros_like(value)
+    noise, terms = np.zeros(value.shape), np.zeros(value.shape)
     for i in np.ndindex(value.shape):
         plus, minus = value.copy(), value.copy()
         plus[i] += step[i]
         minus[i] -= step[i]
         moved = ENTERS_AFTER.get(name, name)
-        change = out_after({**v, name: plus}, moved) - out_after({**v, name: minus}, moved)
-        grad[i] = np.sum(dout * change) / (plus[i] - minus[i])
-    return grad
+        change = after({**v, name: plus}, moved, last) - after({**v, name: minus}, moved, last)
+        taken = float(plus[i] - minus[i])
+        grad[i] = np.sum(dout * change) / taken
+        reach = reached(name, value, i)
+        moved_error = error
+        if name == "x":
+            moved_error = error + per_spread * float(np.max(np.abs(x[reach])))
+        noise[i] = ROUND_OFF * machine_eps * np.sum(weight * moved_error * reach) / taken
+        terms[i] = np.sum(weight * np.abs(change)) / taken
+    return grad, noise, terms
 
 
 results = {}  # each check's last verdict, by gradient
@@ -402,30 +495,40 @@ def judge(name, answer):
     if answer is None:
         print(f"{name}: not yet. It is still None: write its formula above. Hint: {HINTS[name]}")
         return "not yet"
-    expected = numerical_gradient(name[1:])
+    expected, noise, terms = numerical_gradient(name[1:])
     if np.shape(answer) != expected.shape:
         print(f"{name}: not yet. It has shape {np.shape(answer)}, but a gradient has its node's "
               f"shape, {expected.shape}. Hint: {HINTS[name]}")
         return "not yet"
-    # How far a right answer may sit from the differences: theirs wobble as far as those at
-    # twice the steps lie from them (round-off and truncation), and the answer itself carries
-    # a few roundings per line it went through, up to 2 + log2(n) of them in a sum of n terms.
+    # How far a right answer may sit from the differences, per entry:
+    # - their round-off (above);
+    # - their truncation, which grows as the step squared: the differences at twice the step
+    #   sit three times as far, so it is at most a third of how far apart the two lie, their
+    #   round-off added (doubled, for the terms beyond the step squared);
+    # - the answer's own roundings, a few per line it went through, of the size of its terms.
+    twice, twice_noise, _ = numerical_gradient(name[1:], wider=2.0)
+    truncation = 2 * (np.abs(twice - expected) + noise + twice_noise) / 3
+    own = ROUNDINGS * float(np.finfo(x.dtype).eps) * (2 + np.log2(n)) * float(np.max(terms))
+    if name == "dx":  # x - mean carries the mean's rounding, of the size of the largest |x|
+        largest = np.max(np.abs(x), axis=axis, keepdims=True)
+        own *= 1 + float(np.max(largest / node_values()[UNIT["x"]]))
+    bound = noise + truncation + own
     size = float(np.max(np.abs(expected)))
-    wobble = float(np.max(np.abs(numerical_gradient(name[1:], wider=2.0) - expected)))
-    roundings = 8 * float(np.finfo(x.dtype).eps) * (2 + np.log2(n)) * size
-    bound = 4 * wobble + roundings
-    gap = float(np.max(np.abs(np.asarray(answer, dtype=np.float64) - expected)))
+    gap = np.abs(np.asarray(answer, dtype=np.float64) - expected)
     status = rule(gap, bound, size)
+    largest_gap, largest_bound = float(np.max(gap)), float(np.max(bound))
     if status == "pass":
-        print(f"{name}: pass (off by {gap:.1e}, within the {bound:.1e} round-off explains)")
+        print(f"{name}: pass (off by {largest_gap:.1e}, within the {largest_bound:.1e} round-off "
+              "explains)")
         return "pass"
     if status == "cannot resolve":
-        print(f"{name}: cannot resolve: here round-off ({bound:.1e}) is as large as the gradient "
-              f"itself ({np.max(np.abs(expected)):.1e}), so a right and a wrong answer look "
-              "alike; try float64 or another example.")
+        print(f"{name}: cannot resolve: here round-off ({largest_bound:.1e}) is as large as the "
+              f"gradient itself ({size:.1e}), so a right and a wrong answer look alike; try "
+              "float64 or another example.")
         return "cannot resolve"
-    print(f"{name}: not yet (off by {gap:.1e}, more than the {bound:.1e} round-off explains). "
-          f"Hint: {HINTS[name]}")
+    worst = np.unravel_index(np.argmax(gap - bound), gap.shape)
+    print(f"{name}: not yet (off by {float(gap[worst]):.1e} at {worst}, more than the "
+          f"{float(bound[worst]):.1e} round-off explains there). Hint: {HINTS[name]}")
     return "not yet"'''
 
 
