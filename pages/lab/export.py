@@ -49,7 +49,11 @@ with stops_on_error():
     st.markdown("**The example as a Jupyter notebook**")
     # The layer options are the Stepper's (and the link's): the notebooks carry them.
     notebook_downloads(
-        View(affine_control.applied(inputs), st.session_state["preset"], share.current_link())
+        View(
+            affine_control.applied(inputs),
+            st.session_state["preset"],
+            share.current_link(came_from),
+        )
     )
     st.markdown("**The example in plain NumPy**")
     st.caption(
