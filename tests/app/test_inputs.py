@@ -302,6 +302,17 @@ def test_the_pages_other_downloads_are_refused_as_x(lab, csv_files, name):
         np.testing.assert_array_equal(lab.state[key], array, err_msg=key)
 
 
+def test_pasted_csv_next_to_a_chosen_file_is_refused_with_what_to_do(lab):
+    _give_csv(lab, "upload", "7,8,9")
+    np.testing.assert_array_equal(lab.state["x"], [7, 8, 9])
+    lab.at.text_area(key="csv_text").input("1,2\n3,4")
+    lab.click(CSV_BUTTON)
+    lab.assert_no_exception()
+    (error,) = lab.errors("main")
+    assert "neither was used" in error and "remove the file" in error, error
+    np.testing.assert_array_equal(lab.state["x"], [7, 8, 9])
+
+
 # -- upstream gradient kinds -------------------------------------------------------------------
 
 

@@ -372,11 +372,19 @@ def load_csv(data: str | bytes) -> None:
 
 
 def load_csv_fields() -> None:
-    """The CSV form's callback: the uploaded file if there is one, else the pasted text."""
+    """The CSV form's callback: the pasted text or the uploaded file, whichever is given."""
     s = st.session_state
     uploaded = s.get("csv_file")
-    if uploaded is None and not (s.get("csv_text") or "").strip():
+    pasted = (s.get("csv_text") or "").strip()
+    if uploaded is None and not pasted:
         s["csv_error"] = "Paste CSV into the box or choose a file first."
+        return
+    # Which of the two the student meant is not known: neither wins without a word.
+    if uploaded is not None and pasted:
+        s["csv_error"] = (
+            f"Both pasted CSV and the file {literal(uploaded.name)} are given, so neither was "
+            "used: empty the box or remove the file (the × next to its name), then click again."
+        )
         return
     load_csv(uploaded.getvalue() if uploaded is not None else s["csv_text"])
 
