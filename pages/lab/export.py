@@ -21,11 +21,14 @@ st.caption(
     f"Opens the {class_link.PAGE_TITLES.get(came_from, 'Overview')} page as you left it: the "
     "preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the gradient "
     "check's bug, the Jacobian's three-paths toggle, the quiz, answers already revealed and "
-    "any array you edited (while it has at most 64 entries). Opening it in a fresh browser "
+    "any array you edited (each while it has at most 64 numbers). Opening it in a fresh browser "
     "shows the same numbers."
 )
 if share.link_warning():
     st.warning(share.link_warning(), icon=":material/wifi_off:")
+left_out = share.left_out(st.session_state)
+if left_out:
+    st.warning(left_out, icon=":material/link_off:")
 st.code(share.current_link(came_from), language=None, wrap_lines=True)
 class_link.draw(came_from)
 

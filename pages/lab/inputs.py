@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from teaching.upstream import constant_dout_warning
-from ui.entry.csv_io import to_csv
+from ui.entry.csv_io import DOUT, GAMMA_BETA, to_csv
 from ui.entry.errors import shown_errors
 from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 from ui.export.download import download
@@ -28,8 +28,9 @@ array_editor("x", s["x"], lambda a: state.set_array("x", a))
 
 with st.expander("Paste or upload x as CSV, or download the inputs"):
     st.caption(
-        "One vector per line, numbers separated by commas, no header. One line gives a "
-        f"vector, several give rows. At most {CSV_MAX_ROWS} lines (the largest N), "
+        "One vector per line, numbers separated by commas, no header. Lines that fill x's "
+        "shape keep it (x.csv of a batch of tokens comes back as tokens); otherwise one line "
+        f"gives a vector, several give rows. At most {CSV_MAX_ROWS} lines (the largest N), "
         f"{CSV_MAX_COLUMNS} values per line and {CSV_MAX_BYTES // 1024} KB."
     )
     # A form sends the pasted text with the click, so the first click uses it (a plain
@@ -41,9 +42,11 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
         st.form_submit_button("Use this CSV for x", on_click=state.load_csv_fields)
     if s.get("csv_error"):
         st.error(s.pop("csv_error"))
+    if s.get("csv_notice"):
+        st.warning(s.pop("csv_notice"))
     cols = st.columns(2)
     download(cols[0], "Download x.csv", partial(to_csv, s["x"]), "x.csv", "text/csv")
-    gamma_beta = partial(to_csv, np.stack([s["gamma"], s["beta"]]))
+    gamma_beta = partial(to_csv, np.stack([s["gamma"], s["beta"]]), GAMMA_BETA)
     download(cols[1], "Download gamma_beta.csv", gamma_beta, "gamma_beta.csv", "text/csv")
 
 st.header("gamma and beta: one value per feature")
@@ -90,4 +93,6 @@ with shown_errors():
         s["upstream"] = "edited"
 
     array_editor("dout", dout, _store_dout)
-    download(st.container(), "Download dout.csv", partial(to_csv, dout), "dout.csv", "text/csv")
+    download(
+        st.container(), "Download dout.csv", partial(to_csv, dout, DOUT), "dout.csv", "text/csv"
+    )

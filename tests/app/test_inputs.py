@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 
 UPSTREAM = "Where dout comes from"
 CSV_BUTTON = "Use this CSV for x"
@@ -228,6 +229,88 @@ def test_a_one_line_csv_gives_one_vector(lab):
     assert lab.sidebar("d").value == 3
     lab.open("Stepper")
     lab.assert_clean()
+
+
+@pytest.fixture
+def csv_files(monkeypatch) -> dict:
+    """The Inputs page's CSV downloads a run registers, by file name: what a click would get."""
+    written: dict = {}
+    register = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        written[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    return written
+
+
+VIEW = ("shape_kind", "n", "d", "b", "l", "upstream", "view_b", "view_t")
+KEPT = ("gamma", "beta", "dout_edited", "target")
+
+
+@pytest.mark.parametrize(
+    ("sidebar", "shape"),
+    [({"shape_kind": "tokens"}, (2, 3, 8)), ({"n": 1}, (1, 8))],
+    ids=["tokens", "one-row"],
+)
+def test_the_downloaded_x_csv_uploaded_back_keeps_the_view_and_the_edited_dout(
+    lab, csv_files, sidebar, shape
+):
+    for key, value in sidebar.items():
+        lab.set_sidebar(key, value)
+    lab.open("Inputs").edit("x", {0: {"0": 0.1}}).edit("dout", {0: {"1": 7}})
+    lab.state["view_b"] = shape[0] - 1
+    lab.run().assert_clean()
+    before = {key: lab.state[key] for key in VIEW}
+    arrays = {key: lab.state[key].copy() for key in ("x", *KEPT)}
+    assert arrays["x"].shape == shape and before["upstream"] == "edited"
+
+    _give_csv(lab, "upload", csv_files["x.csv"]())
+    lab.assert_clean()
+    assert lab.warnings() == []
+    assert {key: lab.state[key] for key in VIEW} == before
+    for key, array in arrays.items():
+        np.testing.assert_array_equal(lab.state[key], array, err_msg=key)
+    np.testing.assert_array_equal(lab.editor("dout").ravel(), arrays["dout_edited"].ravel())
+
+
+def test_an_x_of_another_shape_says_the_hand_edited_dout_is_not_kept(lab):
+    lab.open("Inputs").edit("dout", {0: {"1": 7}})
+    assert lab.state["upstream"] == "edited"
+    _give_csv(lab, "paste", "1,2,3\n4,5,7")
+    lab.assert_clean()
+    (warning,) = lab.warnings()
+    assert "2 x 3 instead of 3 x 8" in warning and "hand-edited dout" in warning, warning
+    np.testing.assert_array_equal(lab.state["x"], [[1, 2, 3], [4, 5, 7]])
+    # Not "edited by hand" over numbers nobody edited.
+    assert lab.state["upstream"] == "random"
+    np.testing.assert_array_equal(lab.editor("dout"), lab.state["dout_random"])
+
+
+@pytest.mark.parametrize("name", ["gamma_beta.csv", "dout.csv"])
+def test_the_pages_other_downloads_are_refused_as_x(lab, csv_files, name):
+    lab.open("Inputs")
+    before = {key: lab.state[key] for key in VIEW}
+    arrays = {key: lab.state[key].copy() for key in ("x", *KEPT)}
+    _give_csv(lab, "upload", csv_files[name]())
+    lab.assert_no_exception()
+    (error,) = lab.errors("main")
+    assert f"lab's {name}" in error and "not x" in error and "x.csv" in error, error
+    assert {key: lab.state[key] for key in VIEW} == before
+    for key, array in arrays.items():
+        np.testing.assert_array_equal(lab.state[key], array, err_msg=key)
+
+
+def test_pasted_csv_next_to_a_chosen_file_is_refused_with_what_to_do(lab):
+    _give_csv(lab, "upload", "7,8,9")
+    np.testing.assert_array_equal(lab.state["x"], [7, 8, 9])
+    lab.at.text_area(key="csv_text").input("1,2\n3,4")
+    lab.click(CSV_BUTTON)
+    lab.assert_no_exception()
+    (error,) = lab.errors("main")
+    assert "neither was used" in error and "remove the file" in error, error
+    np.testing.assert_array_equal(lab.state["x"], [7, 8, 9])
 
 
 # -- upstream gradient kinds -------------------------------------------------------------------

@@ -204,3 +204,65 @@ def test_a_link_with_only_a_fixed_shape_preset_shows_its_shape_in_the_sidebar(op
         "the sidebar shows a shape that is not x's"
     )
     assert (fresh.link()["n"], fresh.link()["d"]) == ("2", "4")
+
+
+LEFT_OUT = "This link leaves out your edits to"
+
+
+def _left_out_notes(lab) -> list[str]:
+    """The notes on the page saying which edits its link leaves out: the Export page's warning
+    and the captions of every page's "Copy a link to this view" popover."""
+    shown = [w.value for w in lab.at.main.warning] + [c.value for c in lab.at.main.caption]
+    return [text for text in shown if LEFT_OUT in text]
+
+
+def test_a_large_x_leaves_out_only_the_arrays_too_large_and_says_so(lab, open_link):
+    # Rows 9 x 8: x and dout have 72 numbers (more than a link carries), gamma 8.
+    lab.set_sidebar("n", 9).open("Inputs")
+    lab.edit("x", {0: {"0": 0.1}}).edit("params", {0: {"0": 5}}).edit("dout", {0: {"0": 7}})
+    lab.assert_clean()
+    s = lab.state
+    assert (s["x"][0, 0], s["gamma"][0], s["dout_edited"][0, 0], s["upstream"]) == (
+        0.1,
+        5,
+        7,
+        "edited",
+    )
+    link = lab.link()
+    assert "gamma" in link and not {"x", "beta", "dout_edited"} & set(link), link
+
+    (caption,) = _left_out_notes(lab.open("Stepper"))  # in the popover
+    assert "x (72 numbers) and the hand-edited dout (72 numbers)" in caption, caption
+    assert "gamma" not in caption and "at most 64 numbers" in caption and "downloads" in caption
+    lab.open("Export and share")
+    assert caption in _left_out_notes(lab)
+    assert [w for w in lab.warnings() if LEFT_OUT in w] == [caption.split(" ", 1)[1]]
+
+    fresh = open_link(link)
+    fresh.assert_no_exception()
+    (warning,) = fresh.warnings()
+    assert LINK_WARNING in warning and "upstream=edited" in warning, warning
+    # gamma came with the link; x and dout are a fresh session's, and say so.
+    np.testing.assert_array_equal(fresh.state["gamma"], s["gamma"])
+    np.testing.assert_array_equal(fresh.state["beta"], s["beta"])
+    plain = open_link({"n": "9"})
+    for name in ("x", "dout_random", "dout_edited"):
+        np.testing.assert_array_equal(fresh.state[name], plain.state[name], err_msg=name)
+    assert fresh.state["upstream"] == "random", "the seeded dout is shown as edited by hand"
+    for key in ("preset", "shape_kind", "n", "d", "seed", "eps", "dtype", "step"):
+        assert fresh.state[key] == s[key], key
+
+
+def test_a_large_x_with_nothing_edited_leaves_nothing_out(lab, open_link):
+    # The loss's target has x's size: unedited, a fresh session makes the same one.
+    lab.set_sidebar("n", 9).open("Inputs")
+    lab.widget("radio", "Where dout comes from").set_value("loss")
+    lab.run().open("Export and share")
+    lab.assert_clean()
+    assert _left_out_notes(lab) == []
+    link = lab.link()
+    assert link["upstream"] == "loss" and "target" not in link
+    fresh = open_link(link)
+    fresh.assert_clean()
+    assert fresh.warnings() == []
+    np.testing.assert_array_equal(fresh.state["target"], lab.state["target"])

@@ -3,11 +3,34 @@
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 import numpy as np
 
 from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 from ui.entry.numbers import parse_number
+
+
+@dataclass(frozen=True)
+class Download:
+    """One of the Inputs page's CSV downloads other than x.csv: its first line names it, so
+    the file uploaded back as x is recognised and refused instead of read as numbers."""
+
+    file_name: str
+    holds: str  # what its lines are, for the student
+
+    @property
+    def comment(self) -> str:
+        return f"{self.signature}: {self.holds}"
+
+    @property
+    def signature(self) -> str:
+        """The comment line's start, which says whose file it is."""
+        return f"# {self.file_name} from LayerNorm Lab"
+
+
+GAMMA_BETA = Download("gamma_beta.csv", "line 2 is gamma, line 3 is beta")
+DOUT = Download("dout.csv", "the upstream gradient dout, one vector per line")
 
 
 def parse_csv(data: str | bytes) -> np.ndarray:
@@ -28,6 +51,12 @@ def parse_csv(data: str | bytes) -> np.ndarray:
     lines = [line.strip() for line in data.strip().splitlines() if line.strip()]
     if not lines:
         raise ValueError("The CSV is empty: give one vector per line, numbers separated by commas.")
+    for download in (GAMMA_BETA, DOUT):
+        if lines[0].startswith(download.signature):
+            raise ValueError(
+                f"This is the lab's {download.file_name} ({download.holds}), not x: upload "
+                "x.csv here, or paste x itself, one vector per line."
+            )
     if len(lines) > CSV_MAX_ROWS:
         raise ValueError(
             f"The CSV has {len(lines)} rows; at most {CSV_MAX_ROWS} are allowed (the most N "
@@ -60,9 +89,11 @@ def _parse_line(number: int, line: str) -> list[float]:
     return values
 
 
-def to_csv(array: np.ndarray) -> str:
-    """One vector per line, full precision, no header: parse_csv reads it back exactly."""
+def to_csv(array: np.ndarray, download: Download | None = None) -> str:
+    """One vector per line, full precision: parse_csv reads it back exactly. x.csv has no
+    header; another `download` starts with its comment line."""
     buffer = io.StringIO()
     rows = np.asarray(array).reshape(-1, np.shape(array)[-1])
-    np.savetxt(buffer, rows, delimiter=",", fmt="%.17g")
+    header = "" if download is None else download.comment.removeprefix("# ")
+    np.savetxt(buffer, rows, delimiter=",", fmt="%.17g", header=header, comments="# ")
     return buffer.getvalue()

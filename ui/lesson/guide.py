@@ -204,6 +204,9 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
             warning = share.link_warning()
             if warning:
                 st.caption(f":material/wifi_off: {warning}")
+            left_out = share.left_out(st.session_state)
+            if left_out:
+                st.caption(f":material/link_off: {left_out}")
             st.code(share.current_link(), language=None, wrap_lines=True)
         st.header("What to try")
         st.markdown("\n".join(f"- {line}" for line in stop.tries))

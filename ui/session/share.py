@@ -3,9 +3,9 @@
 A link carries the sidebar controls, the upstream-gradient choice, the stepper's step, the
 chosen vector, the gradient check's bug, the Jacobian's three-paths toggle, presenter and quiz
 modes, the layer's affine and per-sequence options, the derivation check's quantity and
-formula, hide flags, and any array edited by hand
-while it is small. Anything that does not parse or is out of range falls back to its default
-and is reported, so a tampered link never breaks the app.
+formula, hide flags, and each array edited by hand while it is small (left_out says which
+edits a link cannot carry). Anything that does not parse or is out of range falls back to its
+default and is reported, so a tampered link never breaks the app.
 """
 
 from __future__ import annotations
@@ -31,6 +31,16 @@ from ui.entry.numbers import parse_eps, parse_number, parse_whole
 from ui.session import address, state
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
+# The arrays only one upstream kind uses, and that kind.
+UPSTREAM_ARRAYS = {"target": "loss", "dout_edited": "edited"}
+# How the Inputs page names each array, for the student told that a link leaves it out.
+ARRAY_NAMES = {
+    "x": "x",
+    "gamma": "gamma",
+    "beta": "beta",
+    "target": "the loss's target",
+    "dout_edited": "the hand-edited dout",
+}
 HIDEABLE = ("controls",)
 # Answers already shown: the stepper's steps and the pages' questions (revealed), and the
 # pages whose predict-then-check answer was asked for (guide_checked), by their URL path.
@@ -186,7 +196,8 @@ def apply(link: LinkState, session: Any) -> list[str]:
     """Write a parsed link into the session state; returns problems found while applying.
 
     Arrays only apply when they fit the shape the link's controls give; the others keep the
-    preset's numbers. A chosen entry past the end of its axis is refused, not moved.
+    preset's numbers, and the edited upstream kind without its dout falls back to the random
+    one. A chosen entry past the end of its axis is refused, not moved.
     """
     problems = []
     session.update({k: v for k, v in link.values.items() if k not in INDEXES})
@@ -223,6 +234,7 @@ def apply(link: LinkState, session: Any) -> list[str]:
         "target": shape,
         "dout_edited": shape,
     }
+    received = set()
     for name, flat in link.arrays.items():
         if flat.size != int(np.prod(expected[name])):
             problems.append(
@@ -231,6 +243,14 @@ def apply(link: LinkState, session: Any) -> list[str]:
             )
             continue
         session[name] = flat.reshape(expected[name])
+        received.add(name)
+    # The edited kind without its numbers would show the seeded dout under its name.
+    if session["upstream"] == "edited" and "dout_edited" not in received:
+        problems.append(
+            "upstream=edited needs the hand-edited dout, which this link does not carry (a link "
+            f"carries arrays of at most {LINK_MAX_ENTRIES} numbers); the seeded random dout is used"
+        )
+        session["upstream"] = "random"
     session["hidden"] = link.hidden
     # After regenerate(), which forgets the answers shown for the numbers it replaces.
     session["revealed"] = link.revealed
@@ -242,15 +262,10 @@ def apply(link: LinkState, session: Any) -> list[str]:
 def encode(session: Any) -> dict[str, str]:
     """The query parameters that reproduce this session's view."""
     params = {key: _format(session[state_key]) for key, (state_key, _) in SCALARS.items()}
-    if session["x"].size <= LINK_MAX_ENTRIES:
-        regenerated = _example(session["preset"], state.shape(session), session["seed"])
-        defaults = {"x": regenerated.x, "gamma": regenerated.gamma, "beta": regenerated.beta}
-        for name in ARRAYS:
-            default = defaults.get(name)
-            if name in ("target", "dout_edited"):
-                default = None if _matters(name, session) else session[name]
-            if default is None or not np.array_equal(session[name], default):
-                params[name] = ",".join(repr(float(v)) for v in session[name].ravel())
+    # Each array on its own: a large x must not keep its small gamma and beta out of the link.
+    for name, array in _edited(session).items():
+        if array.size <= LINK_MAX_ENTRIES:
+            params[name] = ",".join(repr(float(v)) for v in array.ravel())
     if session.get("hidden"):
         params["hide"] = ",".join(sorted(session["hidden"]))
     if session.get("revealed"):
@@ -260,18 +275,54 @@ def encode(session: Any) -> dict[str, str]:
     return params
 
 
+def left_out(session: Any) -> str | None:
+    """What this view's link cannot carry, said for the student who shares it, or None."""
+    large = {name: a.size for name, a in _edited(session).items() if a.size > LINK_MAX_ENTRIES}
+    if not large:
+        return None
+    edits = [f"{ARRAY_NAMES[name]} ({size} numbers)" for name, size in large.items()]
+    listing = f"{', '.join(edits[:-1])} and {edits[-1]}" if len(edits) > 1 else edits[0]
+    return (
+        f"This link leaves out your edits to {listing}: a link carries an array only while it "
+        f"has at most {LINK_MAX_ENTRIES} numbers, so whoever opens it sees the preset's or the "
+        "seeded numbers there instead. The downloads on the Export page keep every edit."
+    )
+
+
+def _edited(session: Any) -> dict[str, np.ndarray]:
+    """The arrays in use whose numbers a fresh session opened on the link's controls would not
+    make: hand edits, and the hand-edited dout whatever its numbers (it is the view's own)."""
+    shape, seed = state.shape(session), session["seed"]
+    example = _example(session["preset"], shape, seed)
+    edited = {}
+    for name in ARRAYS:
+        if not _in_use(name, session):
+            continue
+        if name == "dout_edited":
+            edited[name] = session[name]
+            continue
+        fresh = _seeded_target(shape, seed) if name == "target" else getattr(example, name)
+        if not np.array_equal(session[name], fresh):
+            edited[name] = session[name]
+    return edited
+
+
 # The link is encoded two or three times per rerun (app.py, a fragment, a download's link); the
-# preset's example it is compared with depends on these three values only. Read, never changed.
+# numbers it is compared with depend on these values only. Read, never changed.
 @lru_cache(maxsize=32)
 def _example(preset: str, shape: tuple[int, ...], seed: int) -> Example:
     return make_example(preset, shape, seed)
 
 
-def _matters(name: str, session: Any) -> bool:
-    """target and the hand-edited dout only matter for the upstream kind that uses them."""
-    return (name == "target" and session["upstream"] == "loss") or (
-        name == "dout_edited" and session["upstream"] == "edited"
-    )
+@lru_cache(maxsize=8)
+def _seeded_target(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    return state.seeded_dout_and_target(shape, seed)[1]
+
+
+def _in_use(name: str, session: Any) -> bool:
+    """x, gamma and beta always; target and the hand-edited dout only for the upstream kind
+    that uses them."""
+    return UPSTREAM_ARRAYS.get(name, session["upstream"]) == session["upstream"]
 
 
 def _format(value: Any) -> str:

@@ -186,6 +186,7 @@ SCHEMA: dict[str, Key] = {
     "reconnect_seen": Key(None, _D, "the browser's saved view was checked on the first run"),
     "link_problems": Key((), _D, "what the link asked for that could not be used"),
     "csv_error": Key(None, _D, "why the last CSV was refused, shown once"),
+    "csv_notice": Key(None, _D, "what the last CSV's x could not keep, shown once"),
     "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),
     "browser_id": Key(None, _D, "this browser's opaque id in live classes (ui/live/connect.py)"),
     "cookies": Key({}, _D, "the cookies this session keeps in its browser, by name"),
@@ -328,37 +329,62 @@ def set_array(name: str, value: np.ndarray) -> None:
     s[name] = array
 
 
-def replace_x(value: np.ndarray) -> None:
+def replace_x(value: np.ndarray) -> str | None:
     """Replace x by a vector or table of rows (from a CSV); gamma and beta follow its D.
 
-    Raises ValueError (and leaves the state untouched) if the array is not usable.
+    Lines that fill x's current shape are that x again (x.csv writes a batch of tokens as
+    B·L lines, one row as one line): it keeps its shape, and dout, target and the chosen
+    vector stay, as after an edit of every cell. Any other x starts them afresh. Returns what
+    the new x could not keep, for the student, or None. Raises ValueError (and leaves the
+    state untouched) if the array is not usable.
     """
     s = st.session_state
     x = as_float_array("x", value, np.dtype(np.float64))
     if x.ndim not in (1, 2):
         raise ValueError(f"A CSV gives a vector or a table of rows, not shape {x.shape}.")
+    before = s["x"].shape
+    if x.size == s["x"].size and x.shape[-1] == before[-1]:
+        s["x"] = x.reshape(before)
+        bump_editors()
+        return None
     if x.shape[-1] != s["gamma"].shape[0]:
         fresh = make_example("Random normal", x.shape, s["seed"])
         s["gamma"], s["beta"] = fresh.gamma, fresh.beta
     s["x"] = x
     show_shape(x.shape)
     _reset_dependents()
+    if s["upstream"] != "edited":
+        return None
+    s["upstream"] = "random"
+    return (
+        f"x now has shape {' x '.join(map(str, x.shape))} instead of "
+        f"{' x '.join(map(str, before))}, so your hand-edited dout no longer fits it and could "
+        "not be kept: dout is the seeded random one now."
+    )
 
 
 def load_csv(data: str | bytes) -> None:
     """Button callback: replace x by a parsed CSV, or keep the error for the page to show."""
     try:
-        replace_x(parse_csv(data))
+        st.session_state["csv_notice"] = replace_x(parse_csv(data))
     except ValueError as err:
         st.session_state["csv_error"] = str(err)
 
 
 def load_csv_fields() -> None:
-    """The CSV form's callback: the uploaded file if there is one, else the pasted text."""
+    """The CSV form's callback: the pasted text or the uploaded file, whichever is given."""
     s = st.session_state
     uploaded = s.get("csv_file")
-    if uploaded is None and not (s.get("csv_text") or "").strip():
+    pasted = (s.get("csv_text") or "").strip()
+    if uploaded is None and not pasted:
         s["csv_error"] = "Paste CSV into the box or choose a file first."
+        return
+    # Which of the two the student meant is not known: neither wins without a word.
+    if uploaded is not None and pasted:
+        s["csv_error"] = (
+            f"Both pasted CSV and the file {literal(uploaded.name)} are given, so neither was "
+            "used: empty the box or remove the file (the × next to its name), then click again."
+        )
         return
     load_csv(uploaded.getvalue() if uploaded is not None else s["csv_text"])
 
