@@ -284,6 +284,7 @@ def test_a_long_link_gives_a_short_warning(open_link, params, problems):
         ("eps", "inf", "eps", 1e-5),
         ("eps", "1e400", "eps", 1e-5),
         ("eps", "1e-400", "eps", 1e-5),
+        ("eps", "\uff11e-400", "eps", 1e-5),  # a full-width 1
         ("vb", "99", "view_b", 0),
         ("onehot", "5000", "one_hot_index", 0),
         ("presenter", "yes", "presenter", False),
@@ -328,6 +329,10 @@ SILENT_CHANGES = {
     ),
     "a key given twice": ({"seed": ["1", "2"]}, "seed is given 2 times"),
     "a number that underflows": ({"shape": "vector", "d": "3", "x": "1,1e-400,2"}, "too small"),
+    "a full-width number that underflows": (
+        {"shape": "vector", "d": "3", "x": "1,\uff11e-400,2"},
+        "too small",
+    ),
 }
 
 
@@ -403,6 +408,7 @@ BAD_CSV = {
     "ragged lines": ("1,2\n3", "same number of values"),
     "an empty value": ("1,,3", "empty"),
     "a number that underflows to 0": ("1e-400,2", "too small"),
+    "an Arabic-Indic number that underflows to 0": ("1,\u0661e-400,3", "too small"),
     "a number float64 keeps only in part": ("2,-3e-320", "too small"),
     **{f"an address: {a}": (f"1,{a}", "not a number") for a in ADDRESSES},
 }
@@ -489,6 +495,7 @@ BAD_CELLS = {
     "[a](http://b.example)": "not a number",
     "$x$": "not a number",
     "1e-400": "too small",
+    "\uff11e-400": "too small",
     "-1e-310": "too small",
     **{address: "not a number" for address in ADDRESSES},
 }
@@ -557,6 +564,7 @@ BAD_FIELDS = [
     ("eps", "-1e-9", "from 0 to 10"),
     ("eps", "1e-400", "too small"),
     ("eps", "5e-324", "too small"),
+    ("eps", "\uff11e-400", "too small"),
     *(
         (key, address, "not a number")
         for key, address in zip(("seed", "eps", "d", "n"), ADDRESSES, strict=True)
