@@ -25,6 +25,7 @@ from ln_core.formula.errors import FormulaError, FormulaFailure
 from ln_core.formula.tokens import OPENING, Token, tokenize
 from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number
 from ln_core.formula.vocabulary import SPLIT_CHARS, Vocabulary
+from ln_core.validation import SMALLEST, too_small
 
 MAX_DEPTH = 40
 MAX_NODES = 200  # the tree's depth is bounded by this too: every walk of it recurses
@@ -187,6 +188,13 @@ class _Parser:
         if not math.isfinite(value) or abs(value) > MAX_NUMBER:
             raise self.fail(
                 "number", f"This number is too large; the lab reads up to {MAX_NUMBER:.0e}.", token
+            )
+        if too_small(token.text, value):
+            raise self.fail(
+                "number",
+                "This number is too small; the lab reads numbers other than 0 down to "
+                f"{SMALLEST:.1e} (float64 would store it as another number, or as 0).",
+                token,
             )
         return self.made(Number(value, token.position, token.end))
 
