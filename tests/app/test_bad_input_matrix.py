@@ -251,6 +251,16 @@ def test_link_text_is_echoed_literally(open_link, key, text):
     _sidebar_drawn(lab)
 
 
+@pytest.mark.parametrize("key", ["seed", "hide"])
+def test_link_control_characters_are_shown_as_escapes(open_link, key):
+    lab = open_link({key: "1\x00\t2"})
+    _assert_safe(lab)
+    (warning,) = [w.value for w in lab.at.warning]
+    assert "\x00" not in warning and "\t" not in warning, "a control character is shown raw"
+    # Markdown shows each escaped backslash as one: the student reads 1\x00\t2.
+    assert "1\\x00\\t2" in re.sub(r"\\(.)", r"\1", warning.replace("\u2060", "")), warning
+
+
 @pytest.mark.parametrize(
     ("params", "problems"),
     [
