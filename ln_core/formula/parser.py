@@ -181,7 +181,9 @@ class _Parser:
             raise self.fail("syntax", "The formula ends where a value is expected.", token)
         if token.kind == "power":
             raise self.fail("syntax", "This power has nothing before it.", token)
-        raise self.fail("syntax", f"A value is expected here, not '{token.text}'.", token)
+        # As typed: ** reads as ^, and the student must see their own **.
+        typed = self.text[token.position : token.end]
+        raise self.fail("syntax", f"A value is expected here, not '{typed}'.", token)
 
     def number(self, token: Token) -> Number:
         value = float(token.text)

@@ -237,3 +237,10 @@ def test_no_typed_or_stored_formula_is_run_as_python():
                 for alias in node.names
             } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
             assert not any(str(m).startswith("sympy") for m in imported), path
+
+
+def test_a_misplaced_operator_is_named_as_typed():
+    # ** reads as ^, but the student typed **: the message must name what they typed.
+    error = parse("x * ** 2", LAYERNORM)
+    assert isinstance(error, FormulaError)
+    assert "not '**'" in error.problem, error.problem
