@@ -42,7 +42,7 @@ PAGES = [
 # A run has started: the server gives idle memory back only after a pause (server_memory).
 ui.server.server_memory.note_run()
 state.ensure_defaults()
-share.load_link_once([p.url_path for p in PAGES if p.url_path])
+share.load_link_once()
 hidden = st.session_state["hidden"]
 membership.restore()
 shown = [p for p in PAGES if p.url_path not in hidden]

@@ -6,11 +6,17 @@ assume finite float arrays of matching shapes.
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+
+# Below this float64 keeps fewer digits (subnormal numbers), and below about 5e-324 it keeps
+# none: the number stored would not be the number written.
+SMALLEST = sys.float_info.min
 
 
 def as_float_array(
@@ -79,6 +85,15 @@ def as_float_array(
             "all); every entry must be a finite number."
         )
     return array
+
+
+def too_small(text: str, number: float) -> bool:
+    """True if `number`, read with float() from the decimal `text` (digits 0-9), is not the
+    non-zero number written there: float64 stored it with fewer digits, or as 0."""
+    if number == 0:
+        # 1e-400 reads as 0 like 0e5 does: only the digits before the exponent tell them apart.
+        return re.search("[1-9]", re.split("[eE]", text)[0]) is not None
+    return abs(number) < SMALLEST
 
 
 def check_shape(name: str, array: np.ndarray, shape: tuple[int, ...], why: str) -> None:

@@ -25,6 +25,7 @@ from ln_core.formula.errors import FormulaError, FormulaFailure
 from ln_core.formula.tokens import OPENING, Token, tokenize
 from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number
 from ln_core.formula.vocabulary import SPLIT_CHARS, Vocabulary
+from ln_core.validation import SMALLEST, too_small
 
 MAX_DEPTH = 40
 MAX_NODES = 200  # the tree's depth is bounded by this too: every walk of it recurses
@@ -180,13 +181,22 @@ class _Parser:
             raise self.fail("syntax", "The formula ends where a value is expected.", token)
         if token.kind == "power":
             raise self.fail("syntax", "This power has nothing before it.", token)
-        raise self.fail("syntax", f"A value is expected here, not '{token.text}'.", token)
+        # As typed: ** reads as ^, and the student must see their own **.
+        typed = self.text[token.position : token.end]
+        raise self.fail("syntax", f"A value is expected here, not '{typed}'.", token)
 
     def number(self, token: Token) -> Number:
         value = float(token.text)
         if not math.isfinite(value) or abs(value) > MAX_NUMBER:
             raise self.fail(
                 "number", f"This number is too large; the lab reads up to {MAX_NUMBER:.0e}.", token
+            )
+        if too_small(token.text, value):
+            raise self.fail(
+                "number",
+                "This number is too small; the lab reads numbers other than 0 down to "
+                f"{SMALLEST:.1e} (float64 would store it as another number, or as 0).",
+                token,
             )
         return self.made(Number(value, token.position, token.end))
 

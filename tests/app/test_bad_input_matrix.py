@@ -251,6 +251,16 @@ def test_link_text_is_echoed_literally(open_link, key, text):
     _sidebar_drawn(lab)
 
 
+@pytest.mark.parametrize("key", ["seed", "hide"])
+def test_link_control_characters_are_shown_as_escapes(open_link, key):
+    lab = open_link({key: "1\x00\t2"})
+    _assert_safe(lab)
+    (warning,) = [w.value for w in lab.at.warning]
+    assert "\x00" not in warning and "\t" not in warning, "a control character is shown raw"
+    # Markdown shows each escaped backslash as one: the student reads 1\x00\t2.
+    assert "1\\x00\\t2" in re.sub(r"\\(.)", r"\1", warning.replace("\u2060", "")), warning
+
+
 @pytest.mark.parametrize(
     ("params", "problems"),
     [
@@ -284,6 +294,7 @@ def test_a_long_link_gives_a_short_warning(open_link, params, problems):
         ("eps", "inf", "eps", 1e-5),
         ("eps", "1e400", "eps", 1e-5),
         ("eps", "1e-400", "eps", 1e-5),
+        ("eps", "\uff11e-400", "eps", 1e-5),  # a full-width 1
         ("vb", "99", "view_b", 0),
         ("onehot", "5000", "one_hot_index", 0),
         ("presenter", "yes", "presenter", False),
@@ -328,6 +339,10 @@ SILENT_CHANGES = {
     ),
     "a key given twice": ({"seed": ["1", "2"]}, "seed is given 2 times"),
     "a number that underflows": ({"shape": "vector", "d": "3", "x": "1,1e-400,2"}, "too small"),
+    "a full-width number that underflows": (
+        {"shape": "vector", "d": "3", "x": "1,\uff11e-400,2"},
+        "too small",
+    ),
 }
 
 
@@ -403,6 +418,7 @@ BAD_CSV = {
     "ragged lines": ("1,2\n3", "same number of values"),
     "an empty value": ("1,,3", "empty"),
     "a number that underflows to 0": ("1e-400,2", "too small"),
+    "an Arabic-Indic number that underflows to 0": ("1,\u0661e-400,3", "too small"),
     "a number float64 keeps only in part": ("2,-3e-320", "too small"),
     **{f"an address: {a}": (f"1,{a}", "not a number") for a in ADDRESSES},
 }
@@ -489,6 +505,7 @@ BAD_CELLS = {
     "[a](http://b.example)": "not a number",
     "$x$": "not a number",
     "1e-400": "too small",
+    "\uff11e-400": "too small",
     "-1e-310": "too small",
     **{address: "not a number" for address in ADDRESSES},
 }
@@ -557,6 +574,7 @@ BAD_FIELDS = [
     ("eps", "-1e-9", "from 0 to 10"),
     ("eps", "1e-400", "too small"),
     ("eps", "5e-324", "too small"),
+    ("eps", "\uff11e-400", "too small"),
     *(
         (key, address, "not a number")
         for key, address in zip(("seed", "eps", "d", "n"), ADDRESSES, strict=True)

@@ -108,7 +108,7 @@ def test_the_link_builder_hides_pages_and_controls_and_turns_presenter_on(lab):
     assert urlsplit(link).path == "/stepper"
     assert query["hide"] == "audit,jacobian,controls" and query["presenter"] == "1"
     assert query["step"] == "7"
-    parsed = share.parse(query, list(class_link.HIDEABLE_PAGES))
+    parsed = share.parse(query)
     assert parsed.problems == [] and parsed.hidden == {"audit", "jacobian", "controls"}
     svg = class_link.qr_svg(link)
     assert svg in lab.html(), "no QR code"

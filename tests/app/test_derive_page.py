@@ -98,6 +98,8 @@ BAD = [
     ("dx = x", "right-hand side"),
     ("x / (x - x)", "divides by 0"),
     ("x ^ 99", "exponent"),
+    ("1e-400 * dxhat", "too small"),
+    ("1e-320 * dxhat", "too small"),
     ("1e10 ^ 16 * 1e10 ^ 16 * x", "overflows"),
     ("dx", "cannot use dx"),
     ("", "empty"),

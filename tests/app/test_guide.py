@@ -13,6 +13,7 @@ import pytest
 import ln_core
 from teaching.presets import PRESETS
 from ui.lesson import guide
+from ui.session import share
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = "Check my prediction"
@@ -52,6 +53,11 @@ def test_the_path_holds_every_page_script_once():
     scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages" / "lab").glob("*.py"))
     assert sorted(stop.script for stop in guide.PATH) == scripts
     assert len(set(PATH)) == len(PATH)
+
+
+def test_a_link_hides_only_stops_of_the_path_and_never_the_overview():
+    # app.py keeps a hidden page reachable through its stop's script (guide.out_of_lesson).
+    assert set(share.LESSON_PAGES) == set(PATH) - {""}
 
 
 def test_overview_lists_every_page_in_order_with_what_it_teaches(lab):

@@ -102,6 +102,9 @@ def test_the_default_link_opens_the_default_view(lab, open_link):
         ("seed", "xyz", "seed", 0),
         ("x", ",".join(str(i) for i in range(1, 10001)), "x", None),
         ("hide", "bogus", "hidden", frozenset()),
+        # The instructor's Class page is a page, but no stop of the lesson: it cannot be hidden.
+        ("hide", "class", "hidden", frozenset()),
+        ("checked", "class", "guide_checked", frozenset()),
         ("step", "99", "step", 1),
         ("dtype", "float16", "dtype", "float64"),
         ("eps", "nan", "eps", 1e-5),
@@ -192,6 +195,17 @@ def test_hide_a_page_removes_it_from_navigation(open_link):
     assert fresh.link()["hide"] == "audit,jacobian"
     fresh.open("Export and share")
     assert "hide=audit%2Cjacobian" in fresh.at.main.code[0].value
+
+
+def test_a_hide_list_naming_the_class_page_hides_the_rest(open_link):
+    fresh = open_link({"hide": "class,inputs", "seed": "3"})
+    fresh.assert_clean()
+    (warning,) = fresh.warnings()
+    assert "hide=“class” names no page or control" in warning
+    assert fresh.state["hidden"] == frozenset({"inputs"}) and fresh.state["seed"] == 3
+    fresh.open("Stepper")
+    fresh.assert_clean()
+    assert fresh.link()["hide"] == "inputs"
 
 
 def test_a_link_with_only_a_fixed_shape_preset_shows_its_shape_in_the_sidebar(open_link):

@@ -159,6 +159,16 @@ def test_a_bad_join_link_is_a_message_and_the_lab_works(db, open_link, code, mes
     student.assert_no_exception()
 
 
+def test_a_link_naming_two_classes_joins_neither(db, open_link):
+    store = Store(db)
+    first, second = store.start_class(), store.start_class()
+    student = open_link({"join": [first.code, second.code]})
+    student.assert_no_exception()
+    assert "join is given 2 times" in " ".join(student.warnings())
+    assert student.state.get("live") is None, "the link's warning says no class was joined"
+    assert store.status(second.code, second.secret).members == 0
+
+
 def test_students_follow_the_inputs_but_not_the_projectors_presenter_mode(db, lab, open_link):
     me = _instructor(lab)
     student = open_link({"join": me.code})

@@ -31,6 +31,9 @@ from ui.entry.numbers import (
         ("5.", 5.0),
         ("0.1", 0.1),
         ("1e308", 1e308),
+        # Digits of other scripts: a full-width keyboard's, Arabic-Indic.
+        ("\uff11.\uff15", 1.5),
+        ("\u0661\u0662e-3", 0.012),
         (7, 7.0),
         (-3.25, -3.25),
     ],
@@ -68,6 +71,12 @@ def test_anything_else_is_refused_with_a_reason(text, reason):
         parse_number(text)
     message = str(caught.value).replace("\\", "")
     assert reason in message or reason.split()[0] in message, message
+
+
+def test_a_refused_number_is_quoted_as_typed_in_its_own_digits():
+    with pytest.raises(ValueError) as caught:
+        parse_number("\uff11,\uff15")
+    assert "\uff11,\uff15" in str(caught.value).replace("\\", ""), caught.value
 
 
 def test_a_comma_is_explained():
@@ -119,13 +128,15 @@ def test_a_number_float64_would_keep_only_in_part_is_refused(value):
             parse_number(given_as)
 
 
-@pytest.mark.parametrize("text", ["1e-400", "-1e-324", "0.1e-330", "7E-1000"])
+@pytest.mark.parametrize(
+    "text", ["1e-400", "-1e-324", "0.1e-330", "7E-1000", "\uff11e-400", "-\u0661e-400"]
+)
 def test_a_number_that_would_underflow_to_zero_is_refused(text):
     with pytest.raises(ValueError, match="too small"):
         parse_number(text)
 
 
-@pytest.mark.parametrize("text", ["0", "-0", "0.000", "0e-400", "0E5"])
+@pytest.mark.parametrize("text", ["0", "-0", "0.000", "0e-400", "0E5", "\uff10e-400"])
 def test_zero_in_any_notation_is_zero(text):
     assert parse_number(text) == 0.0
 

@@ -62,6 +62,8 @@ def test_reads_and_prints_what_it_understood(text, latex):
         ("x @ x", "character", 2),
         ("sqrt x", "syntax", 0),
         ("1e999", "number", 0),
+        ("x + 1e-400", "number", 4),  # float64 would read it as 0
+        ("1e-320 * x", "number", 0),  # and this with fewer digits
         ("х", "unknown-name", 0),  # a Cyrillic х looks like x
         # Each bracket is two levels of the grammar (the group and its signed value).
         ("(" * (MAX_DEPTH + 5) + "x" + ")" * (MAX_DEPTH + 5), "too-deep", MAX_DEPTH // 2),
@@ -235,3 +237,10 @@ def test_no_typed_or_stored_formula_is_run_as_python():
                 for alias in node.names
             } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
             assert not any(str(m).startswith("sympy") for m in imported), path
+
+
+def test_a_misplaced_operator_is_named_as_typed():
+    # ** reads as ^, but the student typed **: the message must name what they typed.
+    error = parse("x * ** 2", LAYERNORM)
+    assert isinstance(error, FormulaError)
+    assert "not '**'" in error.problem, error.problem

@@ -6,7 +6,9 @@ notebook quote a student's text the same way.
 
 from __future__ import annotations
 
+import re
 import string
+import unicodedata
 
 from ui.entry.limits import SHOWN_CHARS
 
@@ -25,8 +27,15 @@ def literal(text: object, limit: int = SHOWN_CHARS) -> str:
     """`text` quoted for a Markdown message: shown as typed, never as a link (autolinks of
     addresses included), image or formula.
 
-    Longer text is cut to `limit` characters; line breaks become spaces.
+    Longer text is cut to `limit` characters; line breaks become spaces, and other control
+    characters their Python escapes (a NUL as \\x00, a tab as \\t).
     """
-    raw = " ".join(str(text).split("\n"))
+    raw = " ".join(re.split("\r\n|\r|\n", str(text)))
     cut = raw if len(raw) <= limit else raw[:limit] + "…"
-    return "“" + cut.translate(_ESCAPED) + "”"
+    return "“" + "".join(map(_visible, cut)).translate(_ESCAPED) + "”"
+
+
+def _visible(c: str) -> str:
+    """A control character as its escape: on screen a tab looks like spaces and a NUL like
+    nothing at all, so the quote would not show what was typed."""
+    return c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c

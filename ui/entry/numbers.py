@@ -1,8 +1,9 @@
 """Numbers as students type them: read exactly as written, or refused with the reason.
 
-A cell, a sidebar field and a CSV value all go through parse_number, so `1e-3`, `2.5E3`,
-`-2e-3`, ` 3 ` and `+4` mean what they say everywhere, and `1,5`, `1.2.3`, an empty cell,
-`nan` or `inf` are refused instead of becoming some other number.
+A cell, a sidebar field, a CSV value and a link's number all go through parse_number, so
+`1e-3`, `2.5E3`, `-2e-3`, ` 3 `, `+4` and `１.５` (digits of any script) mean what they say
+everywhere, and `1,5`, `1.2.3`, an empty cell, `nan`, `inf` or a number float64 would change
+are refused instead of becoming some other number.
 """
 
 from __future__ import annotations
@@ -10,20 +11,17 @@ from __future__ import annotations
 import math
 import numbers
 import re
-import sys
+import unicodedata
 from collections.abc import Sequence
 
+from ln_core.validation import SMALLEST, too_small
 from ui.entry.errors import literal
 from ui.entry.limits import EPS_MAX
 
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_NONZERO_DIGIT = re.compile(r"[1-9]")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 # Word processors and some keyboards type a true minus sign or a non-breaking space.
 _LOOKALIKES = str.maketrans({"\u2212": "-", "\u00a0": " ", "\u202f": " "})
 TOO_LARGE = "is too large: numbers must stay below about 1.8e308"
-# Below this float64 keeps fewer digits (subnormal numbers), and below about 5e-324 it keeps
-# none: the number stored would not be the number typed.
-SMALLEST = sys.float_info.min
 TOO_SMALL = (
     f"is too small: float64 cannot hold a non-zero number below {SMALLEST:.1e} in size without "
     "changing it (it would be stored as another number, or as 0); type 0 or a larger number"
@@ -43,23 +41,28 @@ def parse_number(value: object) -> float:
         number = float(value)
         if math.isnan(number):
             raise ValueError("is NaN, not a number; type a finite number")
-        return _representable(number)
-    text = str(value).translate(_LOOKALIKES).strip()
-    if not text:
+        return _representable(repr(number), number)
+    typed = str(value).translate(_LOOKALIKES).strip()
+    if not typed:
         raise ValueError("is empty, not a number")
+    text = _ascii_digits(typed)
     if _DECIMAL.fullmatch(text) is None:
-        raise ValueError(f"holds {literal(text)}, which is not a number{_hint(text)}")
-    number = float(text)
-    if number == 0 and _NONZERO_DIGIT.search(re.split("[eE]", text)[0]):
-        raise ValueError(TOO_SMALL)  # a non-zero number that underflowed to 0
-    return _representable(number)
+        raise ValueError(f"holds {literal(typed)}, which is not a number{_hint(typed)}")
+    return _representable(text, float(text))
 
 
-def _representable(number: float) -> float:
-    """`number` if float64 holds it at full precision; else ValueError saying why not."""
+def _ascii_digits(text: str) -> str:
+    """`text` with every decimal digit as 0-9: float() reads the digits of every script (a
+    full-width １, an Arabic-Indic ١), and the checks after it must see the same number."""
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
+def _representable(text: str, number: float) -> float:
+    """`number`, read from `text`, if float64 holds it at full precision; else ValueError
+    saying why not."""
     if math.isinf(number):
         raise ValueError(TOO_LARGE)
-    if 0 < abs(number) < SMALLEST:
+    if too_small(text, number):
         raise ValueError(TOO_SMALL)
     return number
 

@@ -41,8 +41,7 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
         return
     membership.update(applied=follow.version)
     if follow.query:
-        names = [p.url_path for p in pages if p.url_path]
-        link = share.parse(dict(parse_qsl(follow.query)), names)
+        link = share.parse(dict(parse_qsl(follow.query)))
         share.apply(link, st.session_state)
     target = next((p for p in pages if p.url_path == follow.page), None)
     if target is not None and target.url_path != shown.url_path:
@@ -77,7 +76,7 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
         for view in (theirs, mine):
             view.pop("step", None)
             view.pop(PERSONAL, None)
-        link = share.parse({"step": step}, [])
+        link = share.parse({"step": step})
         if follow.page != page_path or theirs != mine or "step" not in link.values:
             st.rerun()  # more than the step: the whole app catches up
         st.session_state["step"] = link.values["step"]

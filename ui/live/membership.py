@@ -88,9 +88,10 @@ def restore() -> None:
 
 def _restore() -> None:
     s = st.session_state
-    linked = st.query_params.get(JOIN_PARAM)
-    if linked:
-        join(linked)
+    linked = st.query_params.get_all(JOIN_PARAM)
+    # A code given twice names two classes: the link's warning (share.py) says neither is used.
+    if len(linked) == 1 and linked[0]:
+        join(linked[0])
         return
     teach = connect.cookie(connect.TEACH_COOKIE)
     joined = connect.cookie(connect.CLASS_COOKIE)

@@ -12,19 +12,7 @@ import streamlit as st
 
 from ui.session import address, share
 
-# The pages a link can hide, by URL path, with the titles app.py gives them (a test compares).
-HIDEABLE_PAGES = {
-    "inputs": "Inputs",
-    "stepper": "Stepper",
-    "jacobian": "Jacobian",
-    "gradcheck": "Gradient check",
-    "audit": "Derivation audit",
-    "derive": "Check your derivation",
-    "residual": "Residual block",
-    "batchnorm": "LayerNorm vs BatchNorm",
-    "export": "Export and share",
-}
-PAGE_TITLES = {"": "Overview", **HIDEABLE_PAGES}
+PAGE_TITLES = {"": "Overview", **share.LESSON_PAGES}
 
 
 def class_params(
@@ -69,8 +57,8 @@ def draw(view_page: str) -> None:
         )
         hide = st.multiselect(
             "Pages to hide",
-            [p for p in HIDEABLE_PAGES if p != start],
-            format_func=HIDEABLE_PAGES.get,
+            [p for p in share.LESSON_PAGES if p != start],
+            format_func=share.LESSON_PAGES.get,
             key="builder_hide",
             help="Hidden pages leave the menu; a link to one says it is not part of this lesson.",
         )

@@ -41,7 +41,21 @@ ARRAY_NAMES = {
     "target": "the loss's target",
     "dout_edited": "the hand-edited dout",
 }
-HIDEABLE = ("controls",)
+# The pages a link can hide or mark checked, by URL path, with the titles app.py gives them (a
+# test compares). Not the Overview, where every lesson starts, nor the instructor's Class page:
+# neither is a stop of the lesson (ui/lesson/guide.py), which every hidden page must be.
+LESSON_PAGES = {
+    "inputs": "Inputs",
+    "stepper": "Stepper",
+    "jacobian": "Jacobian",
+    "gradcheck": "Gradient check",
+    "audit": "Derivation audit",
+    "derive": "Check your derivation",
+    "residual": "Residual block",
+    "batchnorm": "LayerNorm vs BatchNorm",
+    "export": "Export and share",
+}
+HIDEABLE = ("controls", *LESSON_PAGES)
 # Answers already shown: the stepper's steps and the pages' questions (revealed), and the
 # pages whose predict-then-check answer was asked for (guide_checked), by their URL path.
 REVEALABLE = tuple(str(n) for n in range(1, N_STEPS + 1)) + tuple(PAGE_QUESTIONS)
@@ -127,7 +141,7 @@ def _parse_array(text: str) -> np.ndarray:
     return np.array(values)
 
 
-def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
+def parse(params: Mapping[str, str]) -> LinkState:
     """Read query parameters; every rejected one is named in `problems` and left out."""
     values: dict[str, Any] = {}
     arrays: dict[str, np.ndarray] = {}
@@ -144,14 +158,11 @@ def parse(params: Mapping[str, str], page_names: list[str]) -> LinkState:
                 arrays[name] = _parse_array(params[name])
             except ValueError as err:
                 problems.append(f"{name} {err}")
-    hidden = set()
-    for item in filter(None, params.get("hide", "").split(",")):
-        if item in HIDEABLE or item in page_names:
-            hidden.add(item)
-        else:
-            problems.append(f"hide={literal(item)} names no page or control")
+    hidden = _names(params.get("hide", ""), HIDEABLE, "hide", "page or control", problems)
     revealed = _names(params.get("rev", ""), REVEALABLE, "rev", "step or question", problems)
-    checked = _names(params.get("checked", ""), ("home", *page_names), "checked", "page", problems)
+    checked = _names(
+        params.get("checked", ""), ("home", *LESSON_PAGES), "checked", "page", problems
+    )
     return LinkState(
         values,
         arrays,
@@ -333,7 +344,7 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def load_link_once(page_names: list[str]) -> None:
+def load_link_once() -> None:
     """On a session's first run, take the view from the URL's query parameters."""
     session = st.session_state
     if session.get("link_loaded"):
@@ -350,7 +361,7 @@ def load_link_once(page_names: list[str]) -> None:
         if len(values) > 1
     ]
     params = {key: values[0] for key, values in given.items() if len(values) == 1}
-    link = parse(params, page_names)
+    link = parse(params)
     session["link_problems"] = repeated + link.problems + apply(link, session)
 
 
