@@ -109,3 +109,21 @@ def test_the_stepper_cannot_decide_the_sign_of_an_exact_zero_at_step_14(open_lin
     verdicts = [i.value for i in lab.at.main.info if i.value.startswith("Cannot decide:")]
     assert len(verdicts) == 1
     assert "positive, negative, zero" in verdicts[0] and "within round-off" in verdicts[0]
+
+
+def test_the_stepper_asks_about_the_layer_with_the_affine_option_shown(open_link):
+    """Affine "neither": the Stepper computes dnormalized_x = dout, gamma skipped; the question
+    at step 13 quoted the full layer's gamma (3 here) and its dnormalized_x, three times that."""
+    link = {
+        "shape": "rows",
+        "n": "3",
+        "d": "8",
+        "upstream": "ones",
+        "gamma": _link_array(np.full(8, 3.0)),
+        "affine": "neither",
+        "step": "13",
+        "quiz": "1",
+    }
+    lab = _reveal(open_link(link), 13, "stay the same")
+    (success,) = lab.at.main.success
+    assert "gamma_0 × `dgx_0` = 1 × 1 = 1." in success.value, success.value
