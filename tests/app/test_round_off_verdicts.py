@@ -10,6 +10,8 @@ import pytest
 from teaching.presets import make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, vector
 from teaching.quiz.kit import SIGNS
+from ui.entry.inputs import Inputs
+from ui.lesson.exercises import exercise
 
 # The answer where right and wrong coincide, as the student reads it (teaching.quiz.kit's
 # UNDECIDED, spelled out so that these tests also run, and fail, on the code before it).
@@ -69,6 +71,41 @@ def test_a_zero_dx_doubled_is_zero_so_no_factor_is_decided():
     question = PAGE_QUESTIONS["gamma_doubling"](vector(x[0], gamma, beta, np.zeros(8), 1e-5))
     assert question.answer == UNDECIDED
     assert set(question.fits) == {"double", "halve", "stay the same"}
+
+
+# -- Predict, then check -----------------------------------------------------------------------
+
+
+def _inputs(x, gamma, beta, dout, eps: float, dtype: str) -> Inputs:
+    return Inputs(
+        x=x.astype(dtype),
+        gamma=gamma.astype(dtype),
+        beta=beta.astype(dtype),
+        dout=dout.astype(dtype),
+        eps=eps,
+        dtype=dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_with_d_2_and_eps_0_no_entry_of_dx_is_known_to_be_nonzero(dtype):
+    """D = 2, eps = 0: normalized_x is ±1 whatever x is, so dx is exactly 0; computed, it is
+    ±8.9e-16 (float64) or ±4.8e-7 (float32), which a threshold relative to max |dx| counted."""
+    x, gamma, beta = _random_rows(0, (3, 2))
+    answer = exercise("inputs", 0).answer(_inputs(x, gamma, beta, np.ones((3, 2)), 0.0, dtype))
+    assert answer.startswith("Cannot decide: 2 of the 2 entries of dx"), answer
+    assert "get a gradient" not in answer
+
+
+@pytest.mark.parametrize(
+    ("page", "winner"), [("stepper", "from normalized_x"), ("residual", "the skip connection")]
+)
+def test_a_zero_upstream_is_a_tie_not_a_winner(page, winner):
+    x, gamma, beta = _random_rows(0, (3, 8))
+    inputs = _inputs(x, gamma, beta, np.zeros((3, 8)), 1e-5, "float64")
+    answer = exercise(page, 0).answer(inputs)
+    assert answer.startswith("Cannot decide: 0 and 0 are exactly equal"), answer
+    assert not answer.startswith(winner)
 
 
 # -- Predict before reveal, on the Stepper -----------------------------------------------------
