@@ -34,7 +34,7 @@ def group_abs(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
     return reduce(np.abs(np.asarray(a, dtype=np.float64)), axis=cache.axis, keepdims=True)
 
 
-def _offset(cache: Cache) -> np.ndarray:
+def offset_factor(cache: Cache) -> np.ndarray:
     """1 + s * M per group: how much a rounding of the mean is worth in normalized units."""
     return 1.0 + cache.inv_sqrt_sve.astype(np.float64) * group_abs(cache.x, cache, np.max)
 
@@ -47,7 +47,7 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     weight = group_abs(times_gamma(dout, cache), cache)
     spread = group_abs(cache.normalized_x, cache, np.max)
     chain = 2.0 + np.log2(cache.n)
-    dx = ROUNDINGS * machine_eps * chain * s * weight * (1.0 + spread) * _offset(cache)
+    dx = ROUNDINGS * machine_eps * chain * s * weight * (1.0 + spread) * offset_factor(cache)
     axes = param_axes(cache.x.ndim, cache.param_ndim)
     rows = float(np.prod([cache.x.shape[a] for a in axes]))
     upstream = np.abs(np.asarray(dout, dtype=np.float64))
@@ -67,7 +67,7 @@ def agreement(
     forward pass (see the module docstring)."""
     bounds = rounding_bounds(cache, dout)
     if own_forward:
-        widen = float(np.max(_offset(cache)))
+        widen = float(np.max(offset_factor(cache)))
         bounds = {name: bound * (1.0 if name == "dx" else widen) for name, bound in bounds.items()}
     return {
         name: judge(getattr(first, name), getattr(second, name), bounds[name])
@@ -76,13 +76,32 @@ def agreement(
     }
 
 
-def output_agreement(cache: Cache, first: np.ndarray, second: np.ndarray) -> Judgement:
-    """Two forward passes' outputs (x's shape) against their rounding: each entry of
-    gamma * xhat + beta is off by a chain of 2 + log2 D roundings of |gamma * xhat|, the
-    mean's rounding (|gamma| times 1 + s * M) and one of |beta|."""
+def forward_bounds(cache: Cache) -> dict[str, np.ndarray]:
+    """Per entry (x's shape), how far the computed normalized_x, gx and out may sit from their
+    exact values: a chain of 2 + log2 D roundings of each, the mean's rounding (1 + s * M in
+    normalized units, times |gamma| after gamma) and, for out, one rounding of |beta|; and per
+    group (kept as size 1) the same chain, widened by 1 + s * M, relative to sqrt_sve and
+    inv_sqrt_sve (x - mean carries the mean's rounding into the variance)."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     gamma = np.abs(times_gamma(np.ones_like(cache.x), cache).astype(np.float64))
     chain = 2.0 + np.log2(cache.n)
-    size = chain * np.abs(cache.gx.astype(np.float64)) + gamma * _offset(cache)
-    size = size + np.abs(cache.out.astype(np.float64) - cache.gx.astype(np.float64))
-    return judge(first, second, ROUNDINGS * machine_eps * size)
+    offset = offset_factor(cache)
+    gx = np.abs(cache.gx.astype(np.float64))
+    gx_bound = ROUNDINGS * machine_eps * (chain * gx + gamma * offset)
+    beta = np.abs(cache.out.astype(np.float64) - cache.gx.astype(np.float64))
+    relative = ROUNDINGS * machine_eps * chain * offset
+    return {
+        "normalized_x": ROUNDINGS
+        * machine_eps
+        * (chain * np.abs(cache.normalized_x.astype(np.float64)) + offset),
+        "gx": gx_bound,
+        "out": gx_bound + ROUNDINGS * machine_eps * beta,
+        "sqrt_sve": relative * cache.sqrt_sve.astype(np.float64),
+        "inv_sqrt_sve": relative * cache.inv_sqrt_sve.astype(np.float64),
+    }
+
+
+def output_agreement(cache: Cache, first: np.ndarray, second: np.ndarray) -> Judgement:
+    """Two forward passes' outputs (x's shape) against their rounding: `forward_bounds`' bound
+    on out (each pass may be off by it in the same way, so it bounds their gap too)."""
+    return judge(first, second, forward_bounds(cache)["out"])

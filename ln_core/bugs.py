@@ -27,6 +27,10 @@ from ln_core.validation import check_dout, numeric_guard, param_shape
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, Judgement, judge
 
 CAUGHT, MISSED, CANNOT_TELL = "caught", "missed", "cannot tell here"
+# The check passes a dx within its bound of central differences, which sit within the bound of
+# the true dx: two values closer than twice the bound can both pass, so a bug is missed only
+# where it moves dx by more than this many bounds.
+SEPARATION = 2.0
 
 
 class Bug(Enum):
@@ -150,8 +154,8 @@ class BugCheck:
     dx: the buggy dx; true_dx: the correct backward's; numerical_dx: central differences;
     bound: the check's bound per entry (all x's shape). judgement: the buggy dx against the
     central difference (the check's verdict on it); change: the buggy dx against the correct
-    one, judged with the same bounds (FAIL there means the bug changes dx by more than the
-    check's bound somewhere, so it is measurable).
+    one, judged with the same bounds (its excess above SEPARATION means the check could tell
+    the two apart somewhere).
     """
 
     bug: Bug
@@ -168,13 +172,20 @@ class BugCheck:
         return np.abs(self.dx.astype(np.float64) - self.numerical_dx)
 
     @property
+    def separable(self) -> bool:
+        """Whether the bug moves dx by more than SEPARATION bounds somewhere: only then could
+        the check have told the buggy dx from the right one."""
+        return self.change.excess > SEPARATION
+
+    @property
     def outcome(self) -> str:
         """CAUGHT when the check fails the buggy dx; CANNOT_TELL when the bug changes dx by
-        less than the check's bound everywhere (nothing measurable), or when the check cannot
-        resolve dx at all; MISSED otherwise (a measurable change that the check passes)."""
+        no more than SEPARATION times the check's bound everywhere (the check cannot separate
+        the two), or when the check cannot resolve dx at all; MISSED otherwise (a change the
+        check could separate, which it passes)."""
         if self.judgement.status == FAIL:
             return CAUGHT
-        if self.change.status != FAIL or self.judgement.status == CANNOT_RESOLVE:
+        if not self.separable or self.judgement.status == CANNOT_RESOLVE:
             return CANNOT_TELL
         return MISSED
 

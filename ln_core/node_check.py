@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS, group_abs
+from ln_core.agreement import ROUNDINGS, group_abs, offset_factor
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
 from ln_core.gradcheck import ROUND_OFF, TRUNCATION
@@ -152,6 +152,21 @@ def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
     if node in by_node:
         return by_node[node]
     return s * group_abs(w, cache) * (1 + group_abs(cache.normalized_x, cache, np.max))
+
+
+def rounding_bound(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
+    """How far the computed d<node> may sit from its exact value, per entry (x's shape for x
+    and the paths into x_sm, the node's shape otherwise; float64): ROUNDINGS * machine_eps *
+    (2 + log2 D) times its natural size (`_natural_size`), widened by 1 + s * M
+    (ln_core.agreement.offset_factor), since every gradient below normalized_x reads x - mean,
+    which carries the mean's rounding, a few ulp of M. node: a node name, "x", or a part of
+    one (dx_sm_via_normalized_x...: its natural size is the node's, "x_sm" here)."""
+    machine_eps = float(np.finfo(cache.dtype).eps)
+    chain = 2.0 + np.log2(cache.n)
+    natural = _natural_size(cache, dout, node)
+    shape = getattr(cache, node).shape if node in NODE_NAMES else cache.x.shape
+    bound = ROUNDINGS * machine_eps * chain * natural * offset_factor(cache)
+    return np.broadcast_to(bound, shape)
 
 
 def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.ndarray:

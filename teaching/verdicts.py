@@ -5,7 +5,7 @@ One rule decides (ln_core.verdict): a measured gap against a bound on what round
 truncation explain. One vocabulary says it: "pass", "fail", "cannot resolve" (right and wrong
 coincide on these inputs, with the reason and what would resolve it), "as expected" for a value
 that is not 0 but should not be (eps's doing), and for an injected bug "caught", "missed" or
-"cannot tell here" (the bug changes nothing measurable).
+"cannot tell here" (the bug changes dx by less than the check could separate).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.bugs import CANNOT_TELL, CAUGHT, MISSED, BugCheck
+from ln_core.bugs import CANNOT_TELL, CAUGHT, MISSED, SEPARATION, BugCheck
 from ln_core.forward import Cache
 from ln_core.gradcheck import GradientCheck
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, Judgement
@@ -161,14 +161,23 @@ def caught(result: BugCheck, dtype: str) -> Verdict:
             f"round-off can explain there ({j.bound:.1e}): the check fails it."
         )
     elif result.outcome == CANNOT_TELL:
-        reason = (
-            f"the bug changes dx by at most {change.gap:.1e}, within what round-off can explain "
-            f"({change.bound:.1e}): here it changes nothing measurable, so no check could tell "
-            "the buggy dx from the right one."
-            if change.status != FAIL
-            else "the check cannot resolve dx on these inputs, so it can neither catch nor "
-            "miss the bug."
-        )
+        if change.status != FAIL:
+            reason = (
+                f"the bug changes dx by at most {change.gap:.1e}, within what round-off can "
+                f"explain ({change.bound:.1e}): here it changes nothing measurable, so no check "
+                "could tell the buggy dx from the right one."
+            )
+        elif not result.separable:
+            reason = (
+                f"the bug changes dx by at most {change.excess:.3g}× what round-off can explain "
+                f"({change.bound:.1e}); the check cannot separate values closer than "
+                f"{SEPARATION:g}× that, so here it can neither catch nor miss the bug."
+            )
+        else:
+            reason = (
+                "the check cannot resolve dx on these inputs, so it can neither catch nor "
+                "miss the bug."
+            )
     else:
         reason = (
             f"the bug changes dx by {change.gap:.1e}, more than round-off explains, yet the "

@@ -85,12 +85,13 @@ def one_step() -> None:
             step_view.lines(
                 current, cache, answered, (step_area, step_area) if s["presenter"] else None
             )
-            # Questions are about one vector of the full layer (they ask about gamma and
-            # beta): the token on screen, or the first row.
-            asked = index or (0,) * (inputs.x.ndim - 1)
+            # Questions are about one vector (the token on screen, or the first row) as the
+            # layer computes it with the chosen affine option; they name gamma and beta, so a
+            # skipped one is asked about as the ones or zeros that change nothing.
+            asked = inputs.affine_as_numbers().vector(index or (0,) * (inputs.x.ndim - 1))
             question = STEP_QUESTIONS[current.number]
             revealed = not s["quiz"] or predict(
-                question(Vector(*compute.forward_backward(layer.vector(asked)))), current.number
+                question(Vector(*compute.forward_backward(asked))), current.number
             )
             if len(cache.axis) == 2:
                 index = index[:1]  # per sequence: the chosen sequence, all its tokens, is one group

@@ -12,9 +12,11 @@ from teaching.quiz.kit import (
     Question,
     Vector,
     d_fact,
+    larger,
     nearest_factor,
     question,
     sign,
+    signs,
 )
 
 
@@ -53,7 +55,7 @@ def _dnormalized_x(v: Vector) -> Question:
     return question(
         "Before you look: if every gamma doubled, what would dgamma do?",
         tuple(options),
-        nearest_factor(dg.value, dg2.value, options),
+        nearest_factor((dg.value, v.bound("dgamma")), (dg2.value, twice.bound("dgamma")), options),
         "`gx` = gamma ⊙ `normalized_x`, so ∂gx_0/∂gamma_0 = `normalized_x_0`, and dgamma_0 = "
         "`normalized_x_0` × `dgx_0` = {n} × {g}, summed over the vectors. Neither factor "
         "depends on gamma (`normalized_x` is computed before gamma enters, `dgx` = dout), so "
@@ -77,7 +79,7 @@ def _dinv_sqrt_sve(v: Vector) -> Question:
         "Before you look: `dinv_sqrt_sve` adds up `x_sm_j` × `dnormalized_x_j` over the D "
         "entries. Is it positive, negative or zero?",
         SIGNS,
-        sign(total.value, positive - negative),
+        sign("`dinv_sqrt_sve`", total.value, v.bound("dinv_sqrt_sve")),
         "`inv_sqrt_sve` multiplies every entry of `x_sm`, so its gradient collects all D = {D} "
         "products: the positive ones add up to {pos}, the negative ones to {neg}, together "
         "{total}.",
@@ -94,7 +96,7 @@ def _dsqrt_sve(v: Vector) -> Question:
     return question(
         "Before you look: `dinv_sqrt_sve` = {a}. Is `dsqrt_sve` positive, negative or zero?",
         SIGNS,
-        sign(b.value, abs(a.value * slope)),
+        sign("`dsqrt_sve`", b.value, v.bound("dsqrt_sve")),
         "`inv_sqrt_sve` = 1/`sqrt_sve` falls when `sqrt_sve` rises: its slope is "
         "−1/`sqrt_sve`² = {slope}, so the sign flips: {slope} × {a} = {b}.",
         a=a,
@@ -106,11 +108,14 @@ def _dsqrt_sve(v: Vector) -> Question:
 def _dsve(v: Vector) -> Question:
     a, b = v.entry("dsqrt_sve"), v.entry("dsve")
     slope = float(0.5 / v.cache.sqrt_sve[0])
-    same = sign(a.value, 1.0) == sign(b.value, 1.0)
+    # The slope is positive, so the exact values always share their sign (0 and 0 included);
+    # only two signs beyond round-off, and opposite, could say otherwise.
+    sides = signs(a.value, v.bound("dsqrt_sve")), signs(b.value, v.bound("dsve"))
+    opposite = all(len(side) == 1 for side in sides) and sides[0] != sides[1]
     return question(
         "Before you look: `dsqrt_sve` = {a}. Does `dsve` have the same sign or the opposite one?",
         ("same sign", "opposite sign"),
-        "same sign" if same else "opposite sign",
+        "opposite sign" if opposite else "same sign",
         "The square root rises with its argument, with slope 1/(2√`sve`) = {slope} > 0, so "
         "`dsve` = {slope} × {a} = {b} keeps the sign.",
         a=a,
@@ -153,7 +158,13 @@ def _dx_sm(v: Vector) -> Question:
         "From `normalized_x` it gets `inv_sqrt_sve` × `dnormalized_x_0` = {s} × {dn}; from "
         "`sq_xsm` it gets 2 × `x_sm_0` × `dsq_xsm_0` = 2 × {xsm} × {dsq}.",
         labels,
-        labels[0] if abs(a.value) >= abs(b.value) else labels[1],
+        larger(
+            labels,
+            abs(a.value),
+            v.bound("dx_sm_via_normalized_x"),
+            abs(b.value),
+            v.bound("dx_sm_via_sq_xsm"),
+        ),
         "From normalized_x: {s} × {dn} = {a}. From sq_xsm: 2 × {xsm} × {dsq} = {b}. The "
         "sq_xsm path only carries how the variance moves, and the mean hands each of the "
         "D = {D} squares just 1/D of that, so it is usually the smaller one unless x_0 sits far "

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ln_core.agreement import ROUNDINGS, forward_bounds
 from teaching.quiz.kit import (
     SIGNS,
     SUMS,
+    Decision,
     Fact,
     Question,
     Vector,
     d_fact,
     digits_to_show,
     nearest_factor,
-    product_sign,
     question,
     sign,
+    signs,
 )
 
 
@@ -99,7 +101,9 @@ def _sqrt_sve(v: Vector) -> Question:
     return question(
         "Before you look: if every entry of x doubled, what would `sqrt_sve` do?",
         tuple(options),
-        nearest_factor(s.value, s2.value, options),
+        nearest_factor(
+            (s.value, v.bound("sqrt_sve")), (s2.value, doubled.bound("sqrt_sve")), options
+        ),
         "Doubling x doubles every `x_sm`, so `sample_var` grows 4 times: {var} becomes {var2}. "
         "The square root turns 4 times into 2 times: `sqrt_sve` goes from {s} to {s2}, almost "
         "exactly, because eps = {eps} is not doubled.",
@@ -113,11 +117,17 @@ def _sqrt_sve(v: Vector) -> Question:
 
 def _inv_sqrt_sve(v: Vector) -> Question:
     inv = v.entry("inv_sqrt_sve")
-    answer = "exactly 1" if inv.value == 1 else "larger" if inv.value > 1 else "smaller"
+    bound = v.bound("inv_sqrt_sve")
+    words = {"positive": "larger", "negative": "smaller", "zero": "exactly 1"}
+    fits = tuple(words[side] for side in signs(inv.value - 1, bound))
+    why = (
+        f"`inv_sqrt_sve` = {inv.value:.17g} is within round-off ({bound:.1e}) of 1, so its exact "
+        "value may be larger than 1, smaller or exactly 1."
+    )
     return question(
         "Before you look: `sqrt_sve` = {s}. Is `inv_sqrt_sve` larger or smaller than 1?",
         ("larger", "smaller", "exactly 1"),
-        answer,
+        Decision(fits, why if len(fits) > 1 else ""),
         "1/{s} = {inv}: dividing by a number below 1 gives more than 1, by one above 1 less. "
         "The next step multiplies `x_sm` by it, stretching or shrinking the deviations to unit "
         "size.",
@@ -127,15 +137,29 @@ def _inv_sqrt_sve(v: Vector) -> Question:
 
 
 def _normalized_x(v: Vector) -> Question:
-    mean_square = float(np.mean(v.cache.normalized_x.astype(np.float64) ** 2))
-    rounding = 8 * float(np.finfo(v.cache.dtype).eps)
-    answer = (
-        "exactly 1"
-        if abs(mean_square - 1) <= rounding
-        else "below 1"
-        if mean_square < 1
-        else "above 1"
+    normalized = np.abs(v.cache.normalized_x.astype(np.float64))
+    mean_square = float(np.mean(normalized**2))
+    # Each square is off by twice |normalized_x| times its bound, and the mean by its chain of
+    # roundings. Exactly, the mean square is sample_var / (sample_var + eps): below 1 for any
+    # eps > 0, but by less than round-off shows when eps is tiny against sample_var.
+    xhat_bound = np.broadcast_to(forward_bounds(v.cache)["normalized_x"], normalized.shape)
+    chain = 2.0 + np.log2(v.d)
+    rounding = float(
+        2 * np.mean(normalized * xhat_bound)
+        + ROUNDINGS * np.finfo(v.cache.dtype).eps * chain * mean_square
     )
+    close = abs(mean_square - 1) <= rounding
+    if v.cache.eps == 0 and close:
+        decision = Decision(("exactly 1",))
+    elif close:
+        decision = Decision(
+            ("exactly 1", "below 1"),
+            f"the mean square, {mean_square:.17g}, is within round-off ({rounding:.1e}) of 1: "
+            f"eps = {v.cache.eps:g} puts it below 1 by less than this dtype can show.",
+        )
+    else:
+        decision = Decision(("below 1" if mean_square < 1 else "above 1",))
+    answer = "exactly 1" if close else decision.answer
     ratio = float(v.cache.sample_var[0] / v.cache.sve[0])
     shown = digits_to_show(1 - ratio)
     facts = {
@@ -158,7 +182,7 @@ def _normalized_x(v: Vector) -> Question:
     return question(
         "Before you look: what is the mean of `normalized_x`² over the vector?",
         ("exactly 1", "below 1", "above 1"),
-        answer,
+        decision,
         "`normalized_x` = `x_sm` / √(`sample_var` + eps), so the mean of its squares is "
         "`sample_var` / (`sample_var` + eps) = {var} / {sve} = {ratio}: "
         + why.replace("{side}", answer.split()[0])
@@ -173,7 +197,7 @@ def _gx(v: Vector) -> Question:
         "Before you look: gamma_0 = {g} and `normalized_x_0` = {n}. Is `gx_0` positive, "
         "negative or zero?",
         SIGNS,
-        product_sign(g, n, gx),
+        sign("`gx_0`", gx.value, v.bound("gx")),
         "`gx` = gamma ⊙ `normalized_x`, entry by entry: {g} × {n} = {gx}. The sign of a product "
         "is the product of the signs, so a negative gamma flips its feature.",
         g=g,
@@ -187,7 +211,7 @@ def _out(v: Vector) -> Question:
     return question(
         "Before you look: `gx_0` = {gx} and beta_0 = {b}. Is `out_0` positive, negative or zero?",
         SIGNS,
-        sign(out.value, abs(gx.value) + abs(b.value)),
+        sign("`out_0`", out.value, v.bound("out")),
         "`out` = `gx` + beta: {gx} + {b} = {out}. beta only shifts each feature; it will get "
         "a gradient of its own but changes no other gradient.",
         gx=gx,

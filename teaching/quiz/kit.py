@@ -8,11 +8,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ln_core.agreement import forward_bounds, rounding_bounds
 from ln_core.backward import StagedGrads, backward
 from ln_core.forward import Cache, forward
+from ln_core.node_check import rounding_bound
 
 SIGNS = ("positive", "negative", "zero")
 SUMS = ("a positive number", "a negative number", "zero")
+# The answer where the inputs cannot decide between options (the word the lab's other
+# verdicts use for right and wrong coinciding: the audit's "cannot decide").
+UNDECIDED = "cannot decide"
 
 
 @dataclass(frozen=True)
@@ -42,14 +47,32 @@ def digits_to_show(gap: float) -> int:
 
 
 @dataclass(frozen=True)
+class Decision:
+    """What the numbers decide: `fits`, the options the exact values can have (one when they
+    decide) and, when more than one fits, `why` (with its numbers): round-off cannot tell the
+    exact value from one that makes another option right."""
+
+    fits: tuple[str, ...]
+    why: str = ""
+
+    @property
+    def answer(self) -> str:
+        return self.fits[0] if len(self.fits) == 1 else UNDECIDED
+
+
+@dataclass(frozen=True)
 class Question:
-    """A multiple-choice question whose answer is one of `options`; `explanation` says why."""
+    """A multiple-choice question whose answer is one of `options`, or UNDECIDED where the
+    inputs cannot decide: then `fits` holds the options that fit them and `undecided` why (no
+    guess among `fits` may be marked wrong). `explanation` says why."""
 
     prompt: str
     options: tuple[str, ...]
     answer: str
     explanation: str
     facts: tuple[Fact, ...]
+    fits: tuple[str, ...] = ()
+    undecided: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,21 @@ class Vector:
     def value(self, name: str) -> np.ndarray:
         """A node, an input or a gradient by its ln_core name."""
         return getattr(self.cache, name) if hasattr(self.cache, name) else getattr(self.grads, name)
+
+    def bound(self, name: str, index: int = 0) -> float:
+        """How far entry `index` of `name` (a gradient, or normalized_x, gx, out, sqrt_sve,
+        inv_sqrt_sve) may sit from its exact value: ln_core.agreement's and node_check's
+        rounding bounds, which count the offset's rounding too."""
+        dout = self.grads.dout
+        if name in ("dgamma", "dbeta"):
+            bounds = rounding_bounds(self.cache, dout)[name]
+        elif name.startswith("d"):
+            # A path's part (dx_sm_via_sq_xsm) has its node's natural size.
+            bounds = rounding_bound(self.cache, dout, name[1:].split("_via_")[0])
+        else:
+            bounds = forward_bounds(self.cache)[name]
+        shape = self.value(name).shape
+        return float(np.broadcast_to(bounds, shape).reshape(-1)[index])
 
     def entry(self, name: str, index: int = 0) -> Fact:
         value = float(self.value(name).reshape(-1)[index])
@@ -97,21 +135,61 @@ def vector(
 
 
 def question(
-    prompt: str, options: tuple[str, ...], answer: str, reasoning: str, **facts: Fact
+    prompt: str,
+    options: tuple[str, ...],
+    answer: str | Decision,
+    reasoning: str,
+    **facts: Fact,
 ) -> Question:
-    """Fill the numbers into prompt and reasoning ({name} placeholders) and keep them."""
+    """Fill the numbers into prompt and reasoning ({name} placeholders) and keep them.
+    answer: an option the question's structure decides, or the Decision of the numbers."""
+    decision = answer if isinstance(answer, Decision) else Decision((answer,))
     texts = {name: fact.text for name, fact in facts.items()}
     return Question(
-        prompt.format(**texts), options, answer, reasoning.format(**texts), tuple(facts.values())
+        prompt.format(**texts),
+        options,
+        decision.answer,
+        reasoning.format(**texts),
+        tuple(facts.values()),
+        decision.fits,
+        decision.why,
     )
 
 
-def sign(value: float, scale: float) -> str:
-    """The sign of `value` in words, for a result whose inputs are of size `scale`."""
-    # Round-off leaves tiny non-zero values where the exact answer is 0.
-    if abs(value) <= 1e-9 * max(abs(scale), 1e-300):
-        return "zero"
-    return "positive" if value > 0 else "negative"
+def signs(value: float, bound: float) -> tuple[str, ...]:
+    """The signs (SIGNS' words) the exact value can have when the computed `value` is within
+    `bound` of it: one when |value| is beyond the bound, all three when it is not (an exact 0
+    hidden under round-off looks like a tiny positive or negative number, and the reverse);
+    "zero" alone only for an exact 0 with nothing to round (bound 0)."""
+    if abs(value) > bound:
+        return ("positive",) if value > 0 else ("negative",)
+    return ("zero",) if bound == 0 else SIGNS
+
+
+def sign(name: str, value: float, bound: float) -> Decision:
+    """The sign of the quantity `name`, computed as `value` with round-off up to `bound`."""
+    fits = signs(value, bound)
+    return Decision(
+        fits,
+        ""
+        if len(fits) == 1
+        else f"{name} = {value:.4g} is within round-off ({bound:.1e}) of 0, so its exact value "
+        "may be positive, negative or zero.",
+    )
+
+
+def larger(labels: tuple[str, str], a: float, a_bound: float, b: float, b_bound: float) -> Decision:
+    """Which of a and b is larger (labels[0] for a), each computed within its bound: both fit
+    when they are within the sum of their bounds of each other (a tie included)."""
+    if abs(a - b) > a_bound + b_bound:
+        return Decision((labels[0] if a > b else labels[1],))
+    if a_bound + b_bound == 0:
+        return Decision(labels, f"{a:.4g} and {b:.4g} are exactly equal: neither is larger.")
+    return Decision(
+        labels,
+        f"{a:.4g} and {b:.4g} are equal up to round-off ({a_bound + b_bound:.1e}), so either "
+        "could be the larger.",
+    )
 
 
 def d_fact(v: Vector) -> Fact:
@@ -119,13 +197,35 @@ def d_fact(v: Vector) -> Fact:
     return Fact("D", float(v.d))
 
 
-def nearest_factor(before: float, after: float, factors: Mapping[str, float]) -> str:
-    """The label of the factor closest to after / before (on a log scale)."""
-    # Equal numbers (0 and 0 included) did not change: a factor of 1.
-    ratio = 1.0 if after == before else abs(after) / max(abs(before), 1e-300)
-    return min(factors, key=lambda k: abs(np.log(max(ratio, 1e-300) / factors[k])))
+def _nearest(ratio: float, factors: Mapping[str, float]) -> str:
+    """The label of the factor closest to `ratio` (> 0) on a log scale."""
+    return min(factors, key=lambda k: abs(np.log(ratio / factors[k])))
 
 
-def product_sign(a: Fact, b: Fact, product: Fact) -> str:
-    """The sign of `product` = a × b as computed, zero judged against the factors' size."""
-    return sign(product.value, abs(a.value) * abs(b.value))
+def nearest_factor(
+    before: tuple[float, float], after: tuple[float, float], factors: Mapping[str, float]
+) -> Decision:
+    """The factor closest (on a log scale) to |after| / |before|, each given as (value, bound
+    on its round-off). Every factor nearest to some ratio the bounds allow fits: the factors
+    between those nearest to the smallest and the largest such ratio. A before within its
+    bound of 0 (0 -> 0 included: twice 0 is 0) allows any ratio, so every factor fits."""
+    (b, b_bound), (a, a_bound) = before, after
+    low = max(abs(a) - a_bound, 0.0) / (abs(b) + b_bound) if abs(b) > b_bound else 0.0
+    high = (abs(a) + a_bound) / (abs(b) - b_bound) if abs(b) > b_bound else np.inf
+    ordered = sorted(factors, key=factors.get)
+    first = ordered[0] if low == 0 else _nearest(low, factors)
+    last = ordered[-1] if not np.isfinite(high) else _nearest(high, factors)
+    fits = tuple(ordered[ordered.index(first) : ordered.index(last) + 1])
+    if len(fits) == 1:
+        return Decision(fits)
+    if abs(b) <= b_bound:
+        why = (
+            f"the value before the change, {b:.4g}, is within round-off ({b_bound:.1e}) of 0, "
+            "and any multiple of 0 is 0, so every factor fits."
+        )
+    else:
+        why = (
+            f"{b:.4g} becomes {a:.4g}: within round-off ({b_bound:.1e} and {a_bound:.1e}) the "
+            f"ratio lies between {low:.4g} and {high:.4g}, as near to one factor as to another."
+        )
+    return Decision(tuple(k for k in factors if k in fits), why)

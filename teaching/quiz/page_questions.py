@@ -13,7 +13,7 @@ def gamma_doubling(v: Vector) -> Question:
     return question(
         "Before you look: if every gamma doubled, what would dx do?",
         tuple(options),
-        nearest_factor(dx.value, dx2.value, options),
+        nearest_factor((dx.value, v.bound("dx")), (dx2.value, twice.bound("dx")), options),
         "gamma enters the backward pass once, in `dnormalized_x` = gamma ⊙ `dgx`, and every "
         "later step is linear in `dnormalized_x`: dx_0 = {dx} becomes {dx2}. Each row of J "
         "doubles with its gamma, so dx = dout J doubles too; dgamma does not change.",

@@ -16,6 +16,7 @@ from ln_core.bugs import (
     jacobian_from_backward,
     numerical_jacobian,
 )
+from teaching.verdicts import caught
 
 
 def _bug_check(case, eps: float, bug: Bug):
@@ -75,6 +76,22 @@ def test_a_bug_that_changes_nothing_cannot_be_told(bug, x, gamma, eps):
     result = check_bug(check, dout, forward(x, gamma, np.zeros(x.shape[-1]), eps), bug)
     assert result.outcome == CANNOT_TELL
     assert result.change.status != "fail"
+
+
+def test_a_bug_within_twice_the_bound_is_not_called_missed():
+    """unbiased_variance, D = 3, eps = 10, x ~ 1e-4: the bug moves dx by 8.50e-11 against the
+    check's bound of 8.46e-11 (1.004×). The check passes anything within its bound of central
+    differences, themselves within it of the true dx, so it cannot separate values closer than
+    twice the bound: "missed" claimed too much."""
+    x = np.array([1.0279864778554905e-04, -1.2244070791714774e-05, -2.2246190732891436e-05])
+    beta = np.array([-0.24164534604106783, 0.4119992888359287, 0.546849466184004])
+    dout = np.array([1.4149963476277407, -1.2307601025877526, -1.003333681333207])
+    gamma = np.ones(3)
+    check = gradient_check(x, gamma, beta, dout, 10.0)
+    result = check_bug(check, dout, forward(x, gamma, beta, 10.0), Bug.UNBIASED_VARIANCE)
+    assert result.change.status == "fail" and result.change.excess < 2
+    assert result.outcome == CANNOT_TELL
+    assert "cannot separate" in caught(result, "float64").reason
 
 
 @pytest.mark.parametrize(

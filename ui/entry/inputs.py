@@ -47,6 +47,14 @@ class Inputs:
         """The same inputs restricted to one vector: x and dout become (D,)."""
         return replace(self, x=self.x[index], dout=self.dout[index])
 
+    def affine_as_numbers(self) -> Inputs:
+        """The same layer with a skipped gamma as ones and a skipped beta as zeros, both
+        applied: every node and dx come out the same (gamma = 1 and beta = 0 change no digit),
+        and the stepper's questions, which name gamma and beta, quote what the layer shows."""
+        gamma = self.gamma if self.affine != "neither" else np.ones_like(self.gamma)
+        beta = self.beta if self.affine == "both" else np.zeros_like(self.beta)
+        return replace(self, gamma=gamma, beta=beta, affine="both")
+
     def rows(self) -> Inputs:
         """Tokens flattened to rows: x and dout become (N, D) (BatchNorm averages over all)."""
         d = self.x.shape[-1]

@@ -11,8 +11,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ln_core.agreement import ROUNDINGS, rounding_bounds
 from ln_core.bugs import CAUGHT, Bug
+from ln_core.node_check import rounding_bound
 from teaching.presets import make_example
+from teaching.quiz.kit import larger
 from teaching.upstream import one_hot
 from ui.entry.inputs import Inputs
 from ui.server import compute
@@ -62,22 +65,46 @@ def _constant_without_eps(inputs: Inputs) -> str:
 
 def _one_hot_reaches_every_input(inputs: Inputs) -> str:
     upstream = replace(inputs, dout=one_hot(inputs.x.shape, 0).astype(inputs.x.dtype))
-    dx = compute.forward_backward(upstream)[1].dx[_first(inputs)]
-    reached = int(np.count_nonzero(np.abs(dx) > 1e-12 * np.abs(dx).max()))
+    cache, grads = compute.forward_backward(upstream)
+    dx = grads.dx[_first(inputs)]
+    # An entry within its round-off bound of 0 may be exactly 0 (with D = 2 and eps = 0 every
+    # entry is: normalized_x is ±1 whatever x is) or not: the numbers cannot say which.
+    bound = rounding_bounds(cache, upstream.dout)["dx"][_first(inputs)]
+    reached = int(np.count_nonzero(np.abs(dx) > bound))
     shown = ", ".join(f"{v:.3g}" for v in dx[:8]) + (" ..." if dx.size > 8 else "")
+    if reached == dx.size:
+        return (
+            f"{reached} of the {dx.size} inputs get a gradient: dx = [{shown}]. Every x_j moves "
+            "the mean and the variance, and through them y_0."
+        )
     return (
-        f"{reached} of the {dx.size} inputs get a gradient: dx = [{shown}]. Every x_j moves "
-        "the mean and the variance, and through them y_0."
+        f"Cannot decide: {dx.size - reached} of the {dx.size} entries of dx = [{shown}] are "
+        f"within round-off (up to {float(np.max(bound)):.1e}) of 0, so these inputs cannot say "
+        "whether they are exactly 0"
+        + (f"; the other {reached} get a gradient." if reached else ".")
     )
 
 
+def _which_larger(labels: tuple[str, str], sizes: tuple[float, float], bounds) -> str:
+    """The answer's lead: the larger of two sums of |...| (each off by at most its bound), or
+    why round-off cannot tell them apart (a tie included)."""
+    decision = larger(labels, sizes[0], bounds[0], sizes[1], bounds[1])
+    if len(decision.fits) == 1:
+        return f"{decision.answer}: summed over every entry,"
+    return f"Cannot decide: {decision.why} Summed over every entry,"
+
+
 def _dominant_path(inputs: Inputs) -> str:
-    grads = compute.forward_backward(inputs)[1]
+    cache, grads = compute.forward_backward(inputs)
     direct = _size(grads.dx_sm_via_normalized_x)
     square = _size(grads.dx_sm_via_sq_xsm)
-    winner = "from normalized_x" if direct >= square else "from sq_xsm"
+    # Each path's entries are off by at most dx_sm's rounding bound; so is each sum of |...|.
+    bound = float(
+        np.sum(np.broadcast_to(rounding_bound(cache, inputs.dout, "x_sm"), cache.x.shape))
+    )
+    lead = _which_larger(("from normalized_x", "from sq_xsm"), (direct, square), (bound, bound))
     return (
-        f"{winner}: summed over every entry, |from normalized_x| = {direct:.3g} and "
+        f"{lead} |from normalized_x| = {direct:.3g} and "
         f"|from sq_xsm| = {square:.3g}. See both columns at step 19."
     )
 
@@ -111,13 +138,22 @@ def _missed_bugs(inputs: Inputs) -> str:
 
 
 def _skip_or_sublayer(inputs: Inputs, seed: int) -> str:
-    grads = compute.residual(inputs, seed)[1]
+    cache, grads = compute.residual(inputs, seed)[:2]
     skip, through = _size(grads.dx_skip), _size(grads.dx_sublayer)
-    winner = "the skip connection" if skip >= through else "the path through F"
-    return (
-        f"{winner}: summed over every entry, |through the skip| = {skip:.3g} and "
-        f"|through F| = {through:.3g}."
+    # dx_skip is LayerNorm's dx (off by its rounding bound); dx_sublayer = (dx_skip * (1 - f²))
+    # W^T carries that bound through |W| (1 - f² is at most 1), plus its own chain of roundings.
+    dz = np.abs(grads.dx_skip.astype(np.float64))
+    dz_bound = np.broadcast_to(rounding_bounds(cache.ln, inputs.dout)["dx"], dz.shape)
+    machine_eps = float(np.finfo(cache.ln.dtype).eps)
+    chain = 2.0 + np.log2(cache.ln.n)
+    weights = np.abs(cache.sublayer.W.astype(np.float64)).T
+    through_bound = (dz_bound + ROUNDINGS * machine_eps * chain * dz) @ weights
+    lead = _which_larger(
+        ("the skip connection", "the path through F"),
+        (skip, through),
+        (float(np.sum(dz_bound)), float(np.sum(through_bound))),
     )
+    return f"{lead} |through the skip| = {skip:.3g} and |through F| = {through:.3g}."
 
 
 def exercise(url_path: str, seed: int) -> Exercise | None:

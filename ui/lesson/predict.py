@@ -32,7 +32,15 @@ def predict(question: Question, key: int | str) -> bool:
         )
         return False
     guess = s.get(guess_key)
-    if guess == question.answer:
+    if question.undecided:
+        # Round-off cannot tell these options apart here: none of them is marked wrong.
+        fits = ", ".join(question.fits)
+        verdict = f"these inputs cannot decide between {fits}: {question.undecided}"
+        if guess is None or guess in question.fits:
+            st.info(f"Cannot decide: {verdict} {question.explanation}")
+        else:
+            st.error(f"Not quite: {guess} does not fit, and {verdict} {question.explanation}")
+    elif guess == question.answer:
         st.success(f"Right: {question.answer}. {question.explanation}")
     elif guess is None:
         # The guess was a page widget, forgotten when another page was shown.

@@ -15,6 +15,7 @@ import streamlit as st
 
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, Vector
 from teaching.steps import N_STEPS, step
+from ui.live.rules import Refused
 from ui.live.store import Asked
 from ui.server import compute
 from ui.session import state
@@ -37,6 +38,13 @@ def asked(title: str, maker: Callable[[Vector], Question]) -> Asked:
     layer = state.inputs()
     first = layer.vector((0,) * (layer.x.ndim - 1))
     question = maker(Vector(*compute.forward_backward(first)))
+    if question.undecided:
+        # A poll has one right option; where round-off cannot tell several apart, asking would
+        # mark students wrong for an answer the numbers allow.
+        raise Refused(
+            f"These inputs cannot decide this question between {', '.join(question.fits)}: "
+            f"{question.undecided} Change the inputs or ask another question."
+        )
     return Asked(
         title,
         question.prompt,
