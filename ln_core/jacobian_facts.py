@@ -190,6 +190,31 @@ def facts_of(jac: np.ndarray, cache: Cache, dout: np.ndarray) -> JacobianFacts:
     ones_product = checked_product(jac, np.ones_like(cache.x), what)
     xhat_product = checked_product(jac, cache.normalized_x, what)
     dout_product = checked_product(grads.dout, jac, what)
+    # The bounds are float64 products of sizes, judged by their values: one that overflows is
+    # inf, which the rule reads as "cannot resolve", so no flag needs to refuse it (and a
+    # product inside numeric_guard could be refused by a spurious BLAS flag).
+    with np.errstate(all="ignore"):
+        bound = jacobian_bound(cache)
+        rows = np.sum(np.abs(jac.astype(np.float64)), axis=1)
+        ones_judgement = judge(
+            ones_product,
+            np.zeros_like(ones_product),
+            _product_bound(cache, jac, bound, np.ones_like(cache.x)),
+            size=float(np.max(rows)),
+        )
+        xhat_judgement = _judge_xhat(cache, jac, bound, xhat_product)
+        # Exact J is symmetric for uniform gamma whatever xhat is, so only J's own arithmetic
+        # (on either side) can break it: not the offset's rounding of xhat.
+        arithmetic = _arithmetic_bound(cache)
+        symmetry_judgement = judge(jac, jac.T, arithmetic + arithmetic.T)
+        # dout @ J carries J's error column by column; backward's dx its own rounding.
+        upstream = np.abs(grads.dout.astype(np.float64))
+        dx_bound = (
+            upstream @ bound
+            + _chain(cache) * (upstream @ np.abs(jac.astype(np.float64)))
+            + rounding_bounds(cache, grads.dout)["dx"]
+        )
+        dx_judgement = judge(dout_product, grads.dx, dx_bound)
     with numeric_guard(what):
         if uniform:
             # Symmetric in exact arithmetic; averaging removes rounding so eigvalsh applies.
@@ -197,17 +222,6 @@ def facts_of(jac: np.ndarray, cache: Cache, dout: np.ndarray) -> JacobianFacts:
         else:
             values = np.linalg.eigvals(jac)
             eigenvalues, imag = np.sort(values.real), float(np.max(np.abs(values.imag)))
-        bound = jacobian_bound(cache)
-        rows = np.sum(np.abs(jac.astype(np.float64)), axis=1)
-        # Exact J is symmetric for uniform gamma whatever xhat is, so only J's own arithmetic
-        # (on either side) can break it: not the offset's rounding of xhat.
-        arithmetic = _arithmetic_bound(cache)
-        # dout @ J carries J's error column by column; backward's dx its own rounding.
-        dx_bound = (
-            np.abs(grads.dout.astype(np.float64)) @ bound
-            + _chain(cache) * (np.abs(grads.dout.astype(np.float64)) @ np.abs(jac))
-            + rounding_bounds(cache, grads.dout)["dx"]
-        )
         return JacobianFacts(
             jacobian=jac,
             ones_response=float(np.max(np.abs(ones_product))),
@@ -221,13 +235,8 @@ def facts_of(jac: np.ndarray, cache: Cache, dout: np.ndarray) -> JacobianFacts:
             xhat_response_expected=xhat_response_expected(cache),
             bound=bound,
             offset=_offset(cache),
-            ones_judgement=judge(
-                ones_product,
-                np.zeros_like(ones_product),
-                _product_bound(cache, jac, bound, np.ones_like(cache.x)),
-                size=float(np.max(rows)),
-            ),
-            xhat_judgement=_judge_xhat(cache, jac, bound, xhat_product),
-            symmetry_judgement=judge(jac, jac.T, arithmetic + arithmetic.T),
-            dx_judgement=judge(dout_product, grads.dx, dx_bound),
+            ones_judgement=ones_judgement,
+            xhat_judgement=xhat_judgement,
+            symmetry_judgement=symmetry_judgement,
+            dx_judgement=dx_judgement,
         )
