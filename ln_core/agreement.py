@@ -7,12 +7,16 @@ differ only by rounding. How much rounding, per entry, in the working dtype:
 - dx: each term of s * (g - mean(g) - xhat * mean(g * xhat)) is at most s * sum|g| * (1 + X)
   per group (X: the group's largest |xhat|), and a chain of about 2 + log2 D roundings (the
   means sum D terms) acts on it;
-- dgamma, dbeta: sums over the rows of dout * xhat and dout, log2(rows) + 2 roundings each.
+- dgamma, dbeta: sums over the rows of dout * xhat and dout, log2(rows) + 2 roundings each;
+  dgamma's xhat carries the offset's error too (below), so its bound counts |dout| * s * M.
 
 A large common offset counts even when both read the same forward pass: the computed x - mean
 does not sum to exactly 0 (its sum is a few ulp of the group's largest |x|, M), and the staged
 backward leans on that sum where the closed form does not, so dx's bound is widened by
-1 + s * M. When each ran its own forward pass (BatchNorm two ways), their means may round
+1 + s * M. Every xhat is off from the exact one by s times that rounding of the mean, which
+dgamma = sum(dout * xhat) sums as it is: its bound is widened the same way, so that it also
+bounds the distance to the exact dgamma and a pass certifies no digits xhat does not have.
+When each ran its own forward pass (BatchNorm two ways), their means may round
 differently too: every bound is then widened by 1 + s * M, and the outputs are compared too.
 """
 
@@ -54,7 +58,8 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     per_row = ROUNDINGS * machine_eps * (2.0 + np.log2(rows + 1))
     return {
         "dx": np.broadcast_to(dx, cache.x.shape),
-        "dgamma": per_row * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)), axis=axes),
+        "dgamma": per_row
+        * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)) * _offset(cache), axis=axes),
         "dbeta": per_row * np.sum(upstream, axis=axes),
     }
 

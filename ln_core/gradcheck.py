@@ -111,7 +111,12 @@ def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarr
     """The same for dgamma and dbeta (their shape): out is linear in them, so no truncation;
     round-off of up to machine_eps * (|gamma * normalized_x| + |beta| + step * |normalized_x|)
     per output, summed with weights |dout| over the rows and divided by the step; plus the
-    analytic sums' own rounding."""
+    analytic sums' own rounding (ln_core.agreement, which counts the offset's error).
+
+    Both differences of dgamma read the same normalized_x, which is off from the exact one by
+    ROUND_OFF * machine_eps * s * M per entry (M: the group's largest |x|, as in `_dx_bound`):
+    the central difference carries that error into dgamma whole, weighted by |dout|, so it is
+    counted too; dbeta does not read normalized_x."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     step = parameter_step(cache, h)
     axes = param_axes(cache.x.ndim, cache.param_ndim)
@@ -120,8 +125,13 @@ def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarr
         size = size + np.abs(cache.beta)
     total = np.sum(np.abs(dout.astype(np.float64)) * size, axis=axes)
     round_off = ROUND_OFF * machine_eps * total / step
+    offset = _to_x(to_rows(cache.inv_sqrt_sve, cache.axis) * _per_group(cache.x, cache), cache)
+    shared = ROUND_OFF * machine_eps * np.sum(np.abs(dout.astype(np.float64)) * offset, axis=axes)
     analytic = rounding_bounds(cache, dout)
-    return {name: round_off + analytic[name] for name in ("dgamma", "dbeta")}
+    return {
+        "dgamma": round_off + shared + analytic["dgamma"],
+        "dbeta": round_off + analytic["dbeta"],
+    }
 
 
 @dataclass(frozen=True)

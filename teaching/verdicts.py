@@ -93,7 +93,7 @@ def resolving_inputs(cache: Cache, dout: np.ndarray) -> str:
     return f"Try {', or '.join(tries)}."
 
 
-def _words(judgement: Judgement, hint: str) -> str:
+def judgement_reason(judgement: Judgement, hint: str) -> str:
     """The reason for a judgement's status, with its numbers."""
     j = judgement
     if j.status == FAIL:
@@ -120,7 +120,7 @@ def _words(judgement: Judgement, hint: str) -> str:
 def judged(checks: str, judgement: Judgement, why_bound: str, hint: str) -> Verdict:
     """A Verdict from ln_core.verdict's rule; why_bound: what the bound accounts for."""
     expected = f"a gap within what {why_bound} can explain"
-    return Verdict(checks, expected, judgement.status, _words(judgement, hint))
+    return Verdict(checks, expected, judgement.status, judgement_reason(judgement, hint))
 
 
 def numerical_agreement(checks: str, judgement: Judgement, dtype: str, hint: str) -> Verdict:

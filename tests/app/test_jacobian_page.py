@@ -88,3 +88,22 @@ def test_jacobian_refuses_d_above_512(lab, d, refused):
     assert bool(errors) == refused, errors
     if refused:
         assert "D up to 512" in errors[0] and lab.charts() == []
+
+
+@pytest.mark.parametrize("seed", ["0", "1"])
+def test_jacobian_never_fails_a_right_j_on_the_large_offset_preset_in_float32(open_link, seed):
+    # x about 2000 with sigma about 1: x - mean carries the mean's rounding, about 2000 ulp of
+    # xhat, so J @ 1 is about 3e-4 in float32. That is rounding, not a wrong J.
+    # The preset's suggested dtype, as choosing it in the sidebar sets.
+    preset = {"preset": "Large common offset (about 2000)", "dtype": "float32", "seed": seed}
+    lab = open_link(preset)
+    assert lab.state["dtype"] == "float32" and lab.state["x"].mean() > 1000
+    lab.open("Jacobian")
+    lab.assert_clean()
+    captions = [c.value for c in lab.at.main.caption]
+    verdicts = [c for c in captions if c.startswith(":material")]
+    assert len(verdicts) >= 4, captions
+    assert not [c for c in verdicts if "Fail:" in c], verdicts
+    assert any("Pass:" in c and "rounding" in c for c in verdicts), verdicts
+    # eps's part of J x̂ (about 7e-5) drowns in that rounding: not a pass, not a fail.
+    assert any("Cannot resolve:" in c and "J x̂ of 0" in c for c in verdicts), verdicts

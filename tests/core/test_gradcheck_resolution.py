@@ -9,6 +9,7 @@ wherever its error is larger than what the differences can resolve.
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from kit import DTYPES
 
 import ln_core.gradcheck as gradcheck
 from ln_core import Bug, buggy_backward, closed_form_backward, forward, gradient_check
+from teaching.presets import make_example
 
 SWEEP = list(itertools.product((1, 2, 3), (0.0, 1e-12, 1e-5), DTYPES))
 
@@ -102,3 +104,44 @@ def test_default_step_is_at_least_four_ulp_of_x(dtype):
     assert check.h >= 4 * np.spacing(dtype.type(1000.0))
     assert check.passed
     np.testing.assert_array_equal(check.numerical.dx, 0.0)
+
+
+def _exact_dgamma(x: np.ndarray, dout: np.ndarray, eps: float) -> np.ndarray:
+    """sum over rows of dout * xhat with xhat from exact deviations (x - mean in rationals,
+    then rounded once), for x (N, D) whose rounding of x - mean is the point of the test."""
+    xhat = []
+    for row in x.astype(np.float64):
+        exact = [Fraction(v) for v in row]
+        mean = sum(exact) / len(exact)
+        deviations = np.array([float(v - mean) for v in exact])
+        xhat.append(deviations / np.sqrt(np.mean(deviations**2) + float(np.float32(eps))))
+    return np.sum(dout.astype(np.float64) * np.array(xhat), axis=0)
+
+
+def test_dgamma_from_a_badly_rounded_xhat_is_cannot_resolve_not_pass():
+    # x at -1e7 with a spread of 3e-8: x - mean keeps about one digit, so xhat, and with it
+    # the app's dgamma and its central difference alike, are off by about 20% from the exact
+    # dgamma. The two agree with each other; that must not read as a pass.
+    rng = np.random.default_rng(0)
+    x = -1e7 + 3e-8 * rng.standard_normal((2, 5))
+    gamma, beta, dout = rng.standard_normal(5), rng.standard_normal(5), rng.standard_normal((2, 5))
+    check = gradient_check(x, gamma, beta, dout, eps=0.0)
+    off_by = np.max(np.abs(check.analytic.dgamma - _exact_dgamma(x, dout, 0.0)))
+    assert off_by > 1e-3 * np.max(np.abs(check.analytic.dgamma))
+    assert check.status("backward", "dgamma") == "cannot resolve"
+    assert np.all(
+        np.abs(check.analytic.dgamma - _exact_dgamma(x, dout, 0.0)) <= check.bounds["dgamma"]
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_offset_preset_in_float32_passes_dgamma_with_an_honest_bound(seed):
+    # The preset's x is about 2000 with sigma about 1: the app's dgamma is 1.5-6x the old bound
+    # away from the exact one. The bound must cover that, and still pass.
+    example = make_example("Large common offset (about 2000)", (3, 8), seed)
+    x, gamma, beta = (a.astype(np.float32) for a in (example.x, example.gamma, example.beta))
+    dout = np.random.default_rng(seed).standard_normal((3, 8)).astype(np.float32)
+    check = gradient_check(x, gamma, beta, dout)
+    exact = _exact_dgamma(x, dout, 1e-5)
+    assert np.all(np.abs(check.analytic.dgamma - exact) <= check.bounds["dgamma"])
+    assert check.status("backward", "dgamma") == "pass"
