@@ -59,7 +59,7 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     return {
         "dx": np.broadcast_to(dx, cache.x.shape),
         "dgamma": per_row
-        * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)) * _offset(cache), axis=axes),
+        * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)) * offset_factor(cache), axis=axes),
         "dbeta": per_row * np.sum(upstream, axis=axes),
     }
 
