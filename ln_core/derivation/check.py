@@ -260,19 +260,28 @@ def _makes(
 def _summary(
     verdict: str, yours: ProbeResult, exposed_by: str | None, right_on: tuple[str, ...]
 ) -> str:
-    if verdict == "correct":
+    if verdict == "correct" and yours.verdict == "correct":
         return "Correct: your formula gives the true value on your inputs and on every probe."
+    if verdict == "correct":
+        return (
+            "Correct: your formula gives the true value on the probes; your own inputs cannot "
+            "decide (see below why), so the probes decide."
+        )
     if verdict == "cannot decide":
         return (
             "Cannot decide: on every input the true value is 0 up to round-off, or the "
             "formula cannot be computed, so right and wrong coincide."
         )
     text = f"Wrong: the simplest input that shows it is “{exposed_by}”."
-    if right_on:
+    if right_on and exposed_by != "your inputs":
         text += (
             " It is right only on special inputs (" + "; ".join(right_on) + "), where the "
             "mistake happens to vanish."
         )
+    elif right_on:
+        # Only the student's inputs expose it: the probes are not special inputs where the
+        # mistake vanishes, they are inputs that miss it.
+        text += " The probes give the true value: the mistake shows on inputs like yours."
     if yours.verdict == "correct":
         text += " Your own inputs cannot show it: there it gives the true value."
     return text

@@ -329,6 +329,7 @@ def test_a_right_formula_that_cancels_is_never_called_wrong(offset):
     if offset >= 1e7:
         assert result.yours.verdict == "cannot decide"
         assert "loses digits to cancellation" in result.yours.reason
+        assert "the probes decide" in result.summary
     else:
         assert result.yours.verdict == "correct", result.yours.reason
 
@@ -382,3 +383,13 @@ def test_the_judge_adds_a_formulas_own_round_off(moved, own, verdict):
     assert result.verdict == verdict, result.reason
     if verdict == "cannot decide":
         assert "loses digits to cancellation" in result.reason
+
+
+def test_wrong_only_on_the_students_inputs_does_not_call_the_probes_special():
+    # Right for the probes' D = 2, 3, 4, 6 and wrong at the student's D = 5.
+    text = f"({CORRECT_DX[0]}) * (1 + (D - 2)*(D - 3)*(D - 4)*(D - 6)/100)"
+    result = _check(text, "dx")
+    assert result.yours.verdict == "wrong" and result.verdict == "wrong"
+    assert all(p.verdict != "wrong" for p in result.probes)
+    assert "right only on special inputs" not in result.summary
+    assert "The probes give the true value" in result.summary
