@@ -38,6 +38,19 @@ class KeepsValues(Protocol):
     def underflowed(self, st: Setting) -> bool: ...
 
 
+@runtime_checkable
+class BoundsRoundOff(Protocol):
+    """A formula that knows how far its own round-off can move it (a student's, evaluated by
+    ln_core.formula.evaluate_bounded): the judge adds that to what round-off explains, so a
+    right formula that loses digits as written is never called wrong for it."""
+
+    def __call__(self, st: Setting) -> np.ndarray: ...
+
+    def round_off(self, st: Setting) -> np.ndarray:
+        """|computed − exact| at most, entry by entry (broadcasts to the value's shape)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Quantity:
     """What a formula claims to compute, and the autograd-free value it is judged against.

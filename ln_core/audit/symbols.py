@@ -17,7 +17,8 @@ import numpy as np
 
 from ln_core.audit import quantities as q
 from ln_core.audit.setting import Setting
-from ln_core.formula import Function, Symbol, Vocabulary
+from ln_core.formula import Carries, Function, Symbol, Vocabulary
+from ln_core.formula.evaluate import U
 
 # The staged backward's gradients in the order it computes them: a formula for one of them
 # may read only those before it (and never itself).
@@ -193,6 +194,44 @@ def _layernorm_getters(st: Setting) -> dict[str, Callable[[], np.ndarray | float
 def values(st: Setting) -> Bound:
     """Every symbol of LAYERNORM bound to its value in `st` (see the module docstring)."""
     return Bound(_layernorm_getters(st))
+
+
+# The student's own numbers, taken as given: every other value was computed by the forward
+# pass or the staged backward, in float64.
+GIVEN = frozenset(("x", "beta", "eps", "D", "dout", "dgx"))
+
+
+def value_errors(st: Setting) -> Bound:
+    """For every symbol of LAYERNORM, how far its value in `st` may be from the exact one, for
+    ln_core.formula.evaluate_bounded: 0 for the student's own numbers; for a computed value,
+    n + 2 roundings of its size (a sum of n terms in any order, a division and one more
+    step). What a large common offset does to x − μ and σ² is the judge's own allowance
+    (ln_core.audit.verdict); this is what a formula written from these values adds to it
+    where it amplifies their rounding."""
+    computed = (st.n + 2) * U
+    known = values(st)
+    return Bound(
+        {
+            name: (lambda: 0.0)
+            if name in GIVEN
+            else (lambda name=name: computed * np.abs(np.asarray(known[name], np.float64)))
+            for name in known
+        }
+    )
+
+
+def carries(st: Setting) -> dict[str, Carries]:
+    """How each function of LAYERNORM passes round-off on, for evaluate_bounded: sums and
+    means add the n entries of a vector (or the vectors of a batch), with weights ≥ 0."""
+    vectors = int(st.x.shape[-2])
+    return {
+        "sum": Carries("sum", st.n),
+        "mean": Carries("sum", st.n),
+        "sum_batch": Carries("sum", vectors),
+        "mean_batch": Carries("sum", vectors),
+        "sqrt": Carries("sqrt"),
+        "abs": Carries("abs"),
+    }
 
 
 def _sublayer_times(st: Setting, row: np.ndarray) -> np.ndarray:

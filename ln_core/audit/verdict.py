@@ -9,11 +9,16 @@ round-off explains, with `scale` the natural size of the quantity's terms:
   x - μ does not sum to exactly 0 but to a few ulp of M, the largest |x|, and two formulas may
   lean on that sum differently; see ln_core.agreement), plus, for a reference from central
   differences, that difference's own round-off and truncation (Setting.difference_bound: a
-  large common offset, the step and the dtype limit what it resolves);
+  large common offset, the step and the dtype limit what it resolves), plus, for a formula
+  that bounds its own round-off (a student's, BoundsRoundOff), OWN_SLACK times that bound:
+  the chain above assumes both sides rearrange the same values, while a formula written as
+  mean(x²) − mean(x)² loses about 2 log10(offset / spread) digits to cancellation;
 - gap above the bound -> wrong, with certainty;
 - gap within it, but the bound not small against the true value's size (the largest
   |reference|; `scale` for a quantity that is 0 on every input) -> cannot decide: the true
-  value is 0 up to round-off, and any formula that gives about 0 matches it;
+  value is 0 up to round-off, and any formula that gives about 0 matches it; or, where the
+  formula's own round-off is what makes the bound large (CANCELS), the formula as written
+  cannot pin the value on these inputs;
 - a wrong formula (one with a correction) that agrees on these inputs -> cannot decide, with
   the reason it agrees here and the inputs that would expose it;
 - otherwise correct.
@@ -37,6 +42,7 @@ from ln_core.audit.model import (
     ROUND_OFF,
     UNDERFLOW,
     AuditResult,
+    BoundsRoundOff,
     Entry,
     Formula,
     KeepsValues,
@@ -48,6 +54,10 @@ from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, decide
 
 # Safety factor on the rounding chain of two float64 computations from the same values.
 ROUNDINGS = 64.0
+# On a formula's own round-off bound (ln_core.formula.evaluate_bounded): its rules are first
+# order in places (a power's), and twice the bound covers the rest wherever it is small
+# against the value; where it is not, the verdict is "cannot decide" anyway.
+OWN_SLACK = 2.0
 SHOWN = 6  # how many numbers of the formula and the reference a result carries
 UNDERFLOWED = (
     "These inputs cannot decide: computed on them, a step of the formula falls below float64's "
@@ -61,6 +71,23 @@ BEYOND_FLOAT64 = (
     "to measure the formula against. Entries whose spread lies between 1e-100 and 1e100 can be "
     "judged."
 )
+CANCELS = (
+    "These inputs cannot decide: your formula as written loses digits to cancellation on "
+    "them (it subtracts nearly equal numbers, as mean(x²) − mean(x)² does when the entries "
+    "share a large common offset): {reach}, against a true value of size {size:.1e}, so "
+    "right and wrong coincide here. Inputs without a large common offset decide, or the same "
+    "formula written with x − μ."
+)
+
+
+def _cancels(own: float, size: float) -> str:
+    """CANCELS with the formula's own round-off bound `own` and the true value's size."""
+    reach = (
+        f"its own round-off can reach {own:.1e}"
+        if np.isfinite(own)
+        else "it divides by a value its own round-off may have made 0"
+    )
+    return CANCELS.format(reach=reach, size=size)
 
 
 def _why_zero(case: Case, model: Model, c: int) -> str:
@@ -99,13 +126,15 @@ def _why_zero(case: Case, model: Model, c: int) -> str:
 
 @dataclass(frozen=True)
 class _Compared:
-    """A formula next to its reference, broadcast to one shape (C, ...), and the entries the
-    formula speaks about (mask: that shape without C, or None for all)."""
+    """A formula next to its reference and its own round-off bound, broadcast to one shape
+    (C, ...), and the entries the formula speaks about (mask: that shape without C, or None
+    for all)."""
 
     value: np.ndarray
     reference: np.ndarray
     mask: np.ndarray | None
     underflowed: bool  # a step of the formula fell below float64's smallest normal number
+    round_off: np.ndarray  # the formula's own round-off bound per entry (0 when it has none)
 
     def largest(self, a: np.ndarray) -> np.ndarray:
         """max over the entries the formula speaks about, per case, (C,)."""
@@ -116,6 +145,12 @@ class _Compared:
     def finite(self, a: np.ndarray) -> np.ndarray:
         """Whether every entry of `a` the formula speaks about is finite, per case, (C,)."""
         return self.largest(np.where(np.isfinite(a), 0.0, 1.0)) == 0
+
+    @cached_property
+    def own(self) -> np.ndarray:
+        """The formula's own round-off bound, its largest over the entries, per case, (C,):
+        one allowance per case, as the rounding chain it is added to."""
+        return self.largest(self.round_off)
 
     @cached_property
     def gap(self) -> np.ndarray:
@@ -167,13 +202,16 @@ def _underflowed_cases(
 def _compared(entry: Entry, st: Setting, formula: Formula) -> _Compared:
     """`formula` (the entry's or its correction) and the entry's reference."""
     value, underflowed = _evaluated(formula, st)
+    own = np.zeros(np.shape(value))
+    if isinstance(formula, BoundsRoundOff):
+        own = np.broadcast_to(formula.round_off(st), np.shape(value))
     if entry.quantity.at_rows:
-        value = value[..., st.rows]
-    value, reference = np.broadcast_arrays(value, st.reference(entry.quantity)[0])
+        value, own = value[..., st.rows], own[..., st.rows]
+    value, reference, own = np.broadcast_arrays(value, st.reference(entry.quantity)[0], own)
     mask = None
     if entry.where is not None:
         mask = np.broadcast_to(entry.where(st), value.shape[1:])
-    return _Compared(value, reference, mask, underflowed)
+    return _Compared(value, reference, mask, underflowed, own)
 
 
 def _base(entry: Entry) -> dict:
@@ -226,17 +264,20 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
     quantity = entry.quantity
     scale = st.reference(quantity)[1]
     with np.errstate(over="ignore"):
-        bound = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale * st.offset
+        shared = ROUNDINGS * np.finfo(np.float64).eps * (2.0 + np.log2(st.n)) * scale * st.offset
         if quantity.moved:
-            bound = bound + st.difference_bound(quantity.moved, quantity.read, scale)
+            shared = shared + st.difference_bound(quantity.moved, quantity.read, scale)
+        bound = shared + OWN_SLACK * compared.own
     gap, error = compared.gap, compared.error
     size = scale if quantity.always_zero else compared.largest(np.abs(compared.reference))
     # Near float64's largest number the true value, its terms or the round-off they carry can
     # overflow: then there is nothing to measure a formula against.
+    # (The formula's own bound may be inf, where it divides by a value its round-off may
+    # have made of either sign: that is the formula's cancellation, said below, not float64's.)
     measurable = (
         compared.finite(compared.reference)
         & np.isfinite(scale)
-        & np.isfinite(bound)
+        & np.isfinite(shared)
         & np.isfinite(size)
     )
     lost = _underflowed_cases(entry.formula, case, entry.model, compared)
@@ -265,6 +306,9 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
         verdict, reason = _decide(
             entry, case, c, status, gap[c], bound[c], size[c], error[c], scale[c]
         )
+        if status == CANNOT_RESOLVE and _status(gap[c], shared[c], size[c]) != CANNOT_RESOLVE:
+            # The true value is not 0: only the formula's own round-off hides it.
+            verdict, reason = "cannot decide", _cancels(compared.own[c], size[c])
         if verdict == "wrong" and lost[c]:
             # A right formula written with σ⁻³ gives 0 at σ = 1e150: its gap is float64's.
             verdict, reason = "cannot decide", UNDERFLOWED
@@ -277,7 +321,8 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
         if corrected is not None:
             numbers["correction_error"] = float(corrected.error[c])
             numbers["correction_error_measures"] = _measures(
-                _status(corrected.gap[c], bound[c], size[c]), corrected_lost[c]
+                _status(corrected.gap[c], shared[c] + OWN_SLACK * corrected.own[c], size[c]),
+                corrected_lost[c],
             )
         results.append(
             AuditResult(**{**base, **numbers}, verdict=verdict, reason=reason, note=notes[c])

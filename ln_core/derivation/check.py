@@ -14,12 +14,19 @@ import numpy as np
 
 from ln_core.audit.model import AuditResult, Entry, Quantity, with_underflow
 from ln_core.audit.setting import Case, Model, Setting
-from ln_core.audit.symbols import GRADIENT_NAMES, LAYERNORM, functions, values
+from ln_core.audit.symbols import (
+    GRADIENT_NAMES,
+    LAYERNORM,
+    carries,
+    functions,
+    value_errors,
+    values,
+)
 from ln_core.audit.verdict import judge
 from ln_core.derivation.mistakes import Mistake, known_mistakes
 from ln_core.derivation.probes import PROBES, Probe
 from ln_core.derivation.quantities import TARGETS, usable
-from ln_core.formula import FormulaError, Node, evaluate, parse, to_latex
+from ln_core.formula import Bounded, FormulaError, Node, evaluate_bounded, parse, to_latex
 from ln_core.formula.errors import FormulaFailure
 from ln_core.formula.tree import Binary, Call, Name, Negate
 
@@ -120,33 +127,59 @@ def read(text: str, target: str) -> Node | FormulaError:
     return tree
 
 
-def _value(tree: Node, st: Setting) -> np.ndarray:
-    result = evaluate(tree, values(st), functions(st))
+def _bounded(tree: Node, st: Setting) -> Bounded:
+    """The formula's value on `st` and the bound on its own round-off."""
+    result = evaluate_bounded(tree, values(st), functions(st), value_errors(st), carries(st))
     if isinstance(result, FormulaError):
         raise FormulaFailure(result)
     return result
 
 
 @dataclass(frozen=True)
+class _Computed:
+    """The formula on one Setting (held, which keeps the Setting's identity unique): its value,
+    the bound on its own round-off and whether a step of it underflowed."""
+
+    setting: Setting
+    value: np.ndarray
+    round_off: np.ndarray
+    underflowed: bool
+
+
+@dataclass(frozen=True)
 class _Typed:
     """The student's formula, its value kept per Setting: on each input it is compared with
-    the reference and then with every known mistake, and is computed once for all of them."""
+    the reference and then with every known mistake, and is computed once for all of them.
+    It bounds its own round-off (ln_core.audit.model.BoundsRoundOff), so the judge allows for
+    the digits the formula as written loses, as mean(x²) − mean(x)² does at a large offset."""
 
     tree: Node
-    computed: dict[int, tuple[Setting, np.ndarray, bool]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    computed: dict[int, _Computed] = field(default_factory=dict, repr=False, compare=False)
+
+    def _on(self, st: Setting) -> _Computed:
+        # Keyed by the Setting's identity.
+        if id(st) not in self.computed:
+            found: list[Bounded] = []
+
+            def value() -> np.ndarray:
+                # with_underflow watches the value's arithmetic; the bound comes along.
+                found.append(_bounded(self.tree, st))
+                return found[0].value
+
+            computed, underflowed = with_underflow(value)
+            self.computed[id(st)] = _Computed(st, computed, found[0].error, underflowed)
+        return self.computed[id(st)]
 
     def __call__(self, st: Setting) -> np.ndarray:
-        # Keyed by the Setting's identity; holding the Setting keeps that identity unique.
-        if id(st) not in self.computed:
-            self.computed[id(st)] = (st, *with_underflow(lambda: _value(self.tree, st)))
-        return self.computed[id(st)][1]
+        return self._on(st).value
 
     def underflowed(self, st: Setting) -> bool:
         """Whether computing the formula on `st` underflowed (ln_core.audit.model.KeepsValues)."""
-        self(st)
-        return self.computed[id(st)][2]
+        return self._on(st).underflowed
+
+    def round_off(self, st: Setting) -> np.ndarray:
+        """How far the formula's own round-off can move it on `st` (BoundsRoundOff)."""
+        return self._on(st).round_off
 
 
 def _entry(formula: _Typed, key: str, model: Model, quantity: Quantity) -> Entry:
@@ -227,19 +260,28 @@ def _makes(
 def _summary(
     verdict: str, yours: ProbeResult, exposed_by: str | None, right_on: tuple[str, ...]
 ) -> str:
-    if verdict == "correct":
+    if verdict == "correct" and yours.verdict == "correct":
         return "Correct: your formula gives the true value on your inputs and on every probe."
+    if verdict == "correct":
+        return (
+            "Correct: your formula gives the true value on the probes; your own inputs cannot "
+            "decide (see below why), so the probes decide."
+        )
     if verdict == "cannot decide":
         return (
             "Cannot decide: on every input the true value is 0 up to round-off, or the "
             "formula cannot be computed, so right and wrong coincide."
         )
     text = f"Wrong: the simplest input that shows it is “{exposed_by}”."
-    if right_on:
+    if right_on and exposed_by != "your inputs":
         text += (
             " It is right only on special inputs (" + "; ".join(right_on) + "), where the "
             "mistake happens to vanish."
         )
+    elif right_on:
+        # Only the student's inputs expose it: the probes are not special inputs where the
+        # mistake vanishes, they are inputs that miss it.
+        text += " The probes give the true value: the mistake shows on inputs like yours."
     if yours.verdict == "correct":
         text += " Your own inputs cannot show it: there it gives the true value."
     return text

@@ -3,6 +3,7 @@ bad input of every kind gets a message and the page keeps working."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ui.entry.limits import LINK_FORMULA_CHARS
@@ -152,3 +153,33 @@ def test_every_probe_is_listed_with_its_whole_reason(lab, text):
     assert len(check.probes) >= 5
     for probe in check.probes:
         assert f"**{probe.label}**: {probe.verdict}. {probe.reason}" in listed, probe
+
+
+def test_a_right_formula_that_cancels_at_a_large_offset_is_not_wrong(open_link):
+    """x = 1e4 + N(0, 1) and dx with the variance written mean(x²) − mean(x)²: the formula is
+    right (an identity), float64 only loses digits in it. The page must not call it wrong,
+    nor say it is right only on special inputs."""
+    rng = np.random.default_rng(0)
+    x = 1e4 + rng.standard_normal((2, 8))
+    var = "(mean(x^2) - mean(x)^2 + eps)"
+    formula = (
+        f"(dxhat - mean(dxhat) - (x - mean(x))/sqrt{var} * "
+        f"mean(dxhat*(x-mean(x))/sqrt{var}))/sqrt{var}"
+    )
+    lab = open_link(
+        {
+            "shape": "rows",
+            "n": "2",
+            "d": "8",
+            "x": ",".join(repr(float(v)) for v in x.ravel()),
+            "quantity": "dx",
+            "formula": formula,
+            "feps": "1",
+        }
+    ).open("Check your derivation")
+    lab.assert_no_exception()
+    assert lab.widget("text_input", TYPED).value == formula
+    assert _verdict(lab) == "Correct", _said(lab)
+    said = _said(lab)
+    assert "misses the true value" not in said
+    assert "right only on special inputs" not in said

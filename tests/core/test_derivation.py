@@ -4,15 +4,20 @@ many ways are all right."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ln_core.audit import ENTRIES, audit
-from ln_core.audit.verdict import UNDERFLOWED
+from ln_core.audit import quantities as q
+from ln_core.audit.model import Entry
+from ln_core.audit.setting import Case
+from ln_core.audit.verdict import UNDERFLOWED, judge
 from ln_core.bugs import Bug
-from ln_core.derivation import check_formula
+from ln_core.derivation import check_formula, model_for
 
 RNG = np.random.default_rng(7)
 X = RNG.normal(0.0, 2.0, (3, 5))
@@ -291,3 +296,100 @@ def test_a_right_formula_that_underflows_on_your_inputs_is_not_called_wrong():
         f"2 * ({text})", "dsample_var", x, GAMMA[:3], BETA[:3], DOUT[:2, :3], 0.0
     )
     assert slipped.verdict == "wrong", slipped.summary
+
+
+# -- a right formula that loses digits as written --------------------------------------------
+
+# dx with the variance written mean(x²) − mean(x)², which loses 2 log10(offset / spread) digits.
+CANCELLING_VAR = "(mean(x^2) - mean(x)^2 + eps)"
+CANCELLING_DX = (
+    f"(dxhat - mean(dxhat) - (x - mean(x))/sqrt{CANCELLING_VAR} * "
+    f"mean(dxhat*(x-mean(x))/sqrt{CANCELLING_VAR}))/sqrt{CANCELLING_VAR}"
+)
+
+
+def _offset_inputs(offset: float):
+    """The auditor's inputs: x = offset + N(0, 1), (2, 8), with γ, β, dy from one seed."""
+    rng = np.random.default_rng(0)
+    x = offset + rng.standard_normal((2, 8))
+    gamma, beta = 1 + 0.5 * rng.standard_normal(8), rng.standard_normal(8)
+    return x, gamma, beta, rng.standard_normal((2, 8)), 1e-5
+
+
+@pytest.mark.parametrize("offset", [1e4, 1e6, 1e7])
+def test_a_right_formula_that_cancels_is_never_called_wrong(offset):
+    """The formula is an identity (in 50 digits it equals dx exactly); float64 loses digits
+    in mean(x²) − mean(x)². Its own round-off is allowed for: where that still pins the value
+    it is correct on the student's inputs, where it does not they cannot decide, and say why;
+    the probes judge it correct either way."""
+    result = check_formula(CANCELLING_DX, "dx", *_offset_inputs(offset))
+    assert result.error is None, result.error
+    assert result.verdict == "correct", (result.summary, result.yours)
+    assert "right only on special inputs" not in result.summary
+    if offset >= 1e7:
+        assert result.yours.verdict == "cannot decide"
+        assert "loses digits to cancellation" in result.yours.reason
+        assert "the probes decide" in result.summary
+    else:
+        assert result.yours.verdict == "correct", result.yours.reason
+
+
+@pytest.mark.parametrize(
+    "text", [f"1.001 * ({CANCELLING_DX})", f"(dxhat - mean(dxhat))/sqrt{CANCELLING_VAR}"]
+)
+def test_a_wrong_formula_that_cancels_is_still_wrong(text):
+    """A slip written with the same cancelling variance, at the offset where the student's
+    inputs cannot decide: the probes still call it wrong."""
+    result = check_formula(text, "dx", *_offset_inputs(1e7))
+    assert result.yours.verdict in ("wrong", "cannot decide")
+    assert result.verdict == "wrong", result.summary
+
+
+@dataclass(frozen=True)
+class _Claims:
+    """A formula for dx that gives the true value times 1 + `moved` and says its own round-off
+    can reach `own` times the true value's size (ln_core.audit.model.BoundsRoundOff)."""
+
+    moved: float
+    own: float
+
+    def __call__(self, st):
+        return st.reference(q.DX)[0] * (1.0 + self.moved)
+
+    def round_off(self, st):
+        return self.own * np.max(np.abs(st.reference(q.DX)[0]))
+
+
+@pytest.mark.parametrize(
+    ("moved", "own", "verdict"),
+    [
+        (1e-2, 0.0, "wrong"),  # no round-off of its own: a 1 % gap is far beyond the chain's
+        (1e-2, 1e-2, "correct"),  # within its own round-off, which still pins the value
+        (1e-2, 0.2, "cannot decide"),  # its own round-off is as large as the value
+        (0.5, 1e-2, "wrong"),  # beyond even its own round-off
+    ],
+)
+def test_the_judge_adds_a_formulas_own_round_off(moved, own, verdict):
+    entry = Entry(
+        id=f"claims-{moved}-{own}",
+        document="yours",
+        step="dx",
+        line="",
+        model=model_for(True, False),
+        quantity=q.DX,
+        formula=_Claims(moved, own),
+    )
+    result = judge(entry, Case.of(X, GAMMA, BETA, DOUT, EPS))[0]
+    assert result.verdict == verdict, result.reason
+    if verdict == "cannot decide":
+        assert "loses digits to cancellation" in result.reason
+
+
+def test_wrong_only_on_the_students_inputs_does_not_call_the_probes_special():
+    # Right for the probes' D = 2, 3, 4, 6 and wrong at the student's D = 5.
+    text = f"({CORRECT_DX[0]}) * (1 + (D - 2)*(D - 3)*(D - 4)*(D - 6)/100)"
+    result = _check(text, "dx")
+    assert result.yours.verdict == "wrong" and result.verdict == "wrong"
+    assert all(p.verdict != "wrong" for p in result.probes)
+    assert "right only on special inputs" not in result.summary
+    assert "The probes give the true value" in result.summary

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import time
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ln_core.derivation import LAYERNORM, check_formula
-from ln_core.formula import FormulaError, evaluate, parse, to_latex
-from ln_core.formula.evaluate import MAX_EXPONENT
+from ln_core.formula import Carries, FormulaError, evaluate, evaluate_bounded, parse, to_latex
+from ln_core.formula.evaluate import MAX_EXPONENT, U
 from ln_core.formula.parser import MAX_DEPTH, MAX_NODES
 from ln_core.formula.tokens import MAX_CHARS
 
@@ -244,3 +245,68 @@ def test_a_misplaced_operator_is_named_as_typed():
     error = parse("x * ** 2", LAYERNORM)
     assert isinstance(error, FormulaError)
     assert "not '**'" in error.problem, error.problem
+
+
+# -- the round-off bound evaluate_bounded carries -------------------------------------------
+
+MEAN_SQRT = {"mean": Carries("sum", 8), "sqrt": Carries("sqrt")}
+VARIANCE_FORMS = {
+    # text: the same variance in exact arithmetic, computed in 50 digits
+    "mean(x^2) - mean(x)^2": lambda xs, m: mpmath.fsum(v * v for v in xs) / len(xs) - m * m,
+    "mean((x - mean(x))^2)": lambda xs, m: mpmath.fsum((v - m) ** 2 for v in xs) / len(xs),
+    "1/sqrt(mean(x*x) - mean(x)*mean(x) + 0.1)": lambda xs, m: (
+        1 / mpmath.sqrt(mpmath.fsum(v * v for v in xs) / len(xs) - m * m + mpmath.mpf("0.1"))
+    ),
+}
+
+
+def _functions(x: np.ndarray):
+    """mean over x's one axis (counting a shared value n times) and sqrt."""
+    return {"mean": lambda a: np.mean(np.broadcast_to(a, x.shape)), "sqrt": np.sqrt}
+
+
+def _bounded(text: str, x: np.ndarray):
+    """The formula on x (taken as given: error 0) with its round-off bound."""
+    tree = parse(text, LAYERNORM)
+    return evaluate_bounded(tree, {"x": x}, _functions(x), {"x": 0.0}, MEAN_SQRT)
+
+
+def _exact(text: str, x: np.ndarray) -> float:
+    with mpmath.workdps(50):
+        xs = [mpmath.mpf(float(v)) for v in x]
+        return float(VARIANCE_FORMS[text](xs, mpmath.fsum(xs) / len(xs)))
+
+
+@pytest.mark.parametrize("text", sorted(VARIANCE_FORMS))
+@pytest.mark.parametrize("offset", [0.0, 1e2, 1e4, 1e6])
+def test_the_bound_holds_the_exact_value(text, offset):
+    """The computed value sits within the bound of the formula's exact value on the same
+    numbers (evaluated in 50 digits), and the bound does not change the value."""
+    x = offset + np.random.default_rng(3).standard_normal(8)
+    found = _bounded(text, x)
+    assert float(found.value) == float(evaluate(parse(text, LAYERNORM), {"x": x}, _functions(x)))
+    assert abs(float(found.value) - _exact(text, x)) <= float(found.error)
+
+
+def test_the_bound_sees_the_digits_mean_x2_minus_mean_x_squared_loses():
+    """mean(x²) − mean(x)² loses about 2 log10(offset / spread) digits; written with x − μ
+    it loses at most the mean's rounding, log10(offset / spread). The bound says so: against
+    the value it grows as offset² for the first, as offset for the second."""
+    spread = np.random.default_rng(0).standard_normal(8)
+    for offset in (1e4, 1e8):
+        x = offset + spread
+        cancelling = _bounded("mean(x^2) - mean(x)^2", x)
+        centred = _bounded("mean((x - mean(x))^2)", x)
+        assert float(cancelling.error) > 1e-16 * offset**2
+        assert float(centred.error) < 1e-14 * offset * float(centred.value)
+    # At 1e8 the subtraction keeps no digit: the bound is larger than the value itself.
+    assert float(cancelling.error) > abs(float(cancelling.value))
+
+
+def test_a_division_by_a_value_round_off_may_make_0_has_no_bound():
+    x = 1e8 + np.random.default_rng(0).standard_normal(8)
+    assert np.isinf(_bounded("1/(mean(x^2) - mean(x)^2)", x).error)
+    # An exact integer is exact; a typed decimal is rounded once when read.
+    ones = np.ones(8)
+    assert np.max(_bounded("3 * x", ones).error) == 3 * U
+    assert np.min(_bounded("0.1 * x", ones).error) > 0.1 * U
