@@ -18,14 +18,20 @@ dgamma = sum(dout * xhat) sums as it is: its bound is widened the same way, so t
 bounds the distance to the exact dgamma and a pass certifies no digits xhat does not have.
 When each ran its own forward pass (BatchNorm two ways), their means may round
 differently too: every bound is then widened by 1 + s * M, and the outputs are compared too.
+
+These bounds are relative to the values: where a rounding of the backward underflows (a float32
+dout near 1e-38), none of them holds, and every verdict on it is "cannot resolve"
+(`backward_underflows`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ln_core.backward import Grads, param_axes, times_gamma
+from ln_core.backward import Grads, backward, param_axes, times_gamma
+from ln_core.closed_form import closed_form_backward
 from ln_core.forward import Cache
+from ln_core.validation import underflowed
 from ln_core.verdict import Judgement, judge
 
 # Safety factor on the rounding chains above (bench.verdict_sweep: none of its correct pairs
@@ -41,6 +47,14 @@ def group_abs(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
 def offset_factor(cache: Cache) -> np.ndarray:
     """1 + s * M per group: how much a rounding of the mean is worth in normalized units."""
     return 1.0 + cache.inv_sqrt_sve.astype(np.float64) * group_abs(cache.x, cache, np.max)
+
+
+def backward_underflows(cache: Cache, dout: np.ndarray) -> bool:
+    """Whether a rounding of the staged backward or the closed form underflows on these inputs
+    (ln_core.validation.underflowed; dout: x's shape, already in x's dtype). They are run again
+    only to watch: a caller holds their results already."""
+    _, underflow = underflowed(lambda: (backward(dout, cache), closed_form_backward(dout, cache)))
+    return underflow
 
 
 def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
@@ -71,11 +85,12 @@ def agreement(
     judged by ln_core.verdict's rule against `rounding_bounds`; own_forward: each ran its own
     forward pass (see the module docstring)."""
     bounds = rounding_bounds(cache, dout)
+    underflow = cache.dtype if backward_underflows(cache, dout) else None
     if own_forward:
         widen = float(np.max(offset_factor(cache)))
         bounds = {name: bound * (1.0 if name == "dx" else widen) for name, bound in bounds.items()}
     return {
-        name: judge(getattr(first, name), getattr(second, name), bounds[name])
+        name: judge(getattr(first, name), getattr(second, name), bounds[name], underflow=underflow)
         for name in ("dx", "dgamma", "dbeta")
         if getattr(first, name) is not None
     }

@@ -104,8 +104,9 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         # A node reduced over `axis` was broadcast back in later lines, so its gradient sums.
         return np.sum(a, axis=axis, keepdims=True)
 
-    # Overflow is let through and looked for below, so the refusal names the gradient node.
-    with np.errstate(all="ignore"):
+    # Overflow is let through and looked for below, so the refusal names the gradient node;
+    # underflow is left as the caller set it (ln_core.validation.underflowed).
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         # 10  out = gx + beta          (dbeta below, with dgamma)
         dgx = dout
 

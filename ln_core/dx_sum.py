@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS, rounding_bounds
+from ln_core.agreement import ROUNDINGS, backward_underflows, rounding_bounds
 from ln_core.backward import Grads
 from ln_core.forward import Cache
 from ln_core.verdict import Judgement, judge
@@ -17,7 +17,8 @@ class DxSum:
     """sums: Σ dx over each normalized group, x's shape with the normalized axes kept as size 1.
     relative: max |sum| / max Σ |dx|, the sum next to the entries it adds (0 when dx is 0).
     judgement: the sums against 0 under ln_core.verdict's rule, with the rounding each entry of
-    dx carries and the rounding of the sum itself as the bound, and Σ |dx| as the size."""
+    dx carries and the rounding of the sum itself as the bound, and Σ |dx| as the size
+    ("cannot resolve" where the backward underflows)."""
 
     sums: np.ndarray
     relative: float
@@ -36,5 +37,8 @@ def dx_sum(grads: Grads, cache: Cache) -> DxSum:
     machine_eps = float(np.finfo(cache.dtype).eps)
     entries = np.sum(rounding_bounds(cache, grads.dout)["dx"], axis=cache.axis, keepdims=True)
     adding = ROUNDINGS * machine_eps * (1.0 + np.log2(cache.n)) * sizes
-    judgement = judge(sums, np.zeros(sums.shape), entries + adding, size=largest)
+    underflow = cache.dtype if backward_underflows(cache, grads.dout) else None
+    judgement = judge(
+        sums, np.zeros(sums.shape), entries + adding, size=largest, underflow=underflow
+    )
     return DxSum(sums, relative, judgement)

@@ -219,9 +219,10 @@ def forward(
     eps = check_eps(eps)
     axis = resolve_axis(axis, x, gamma, beta)
     gamma, beta = check_params(x, gamma, beta, axis)
-    # Overflow and underflow are let through here and then looked for node by node, so the
-    # refusal names the first node that is not what its line says.
-    with np.errstate(all="ignore"):
+    # Overflow is let through here and then looked for node by node, so the refusal names the
+    # first node that is not what its line says. Underflow is left as the caller set it (a
+    # verdict watches for it: ln_core.validation.underflowed).
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         nodes = run_nodes({"x": x, "gamma": gamma, "beta": beta}, axis, eps)
     _check_nodes(nodes, axis, eps)
     return Cache(eps=eps, axis=axis, **nodes)

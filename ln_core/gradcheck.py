@@ -20,7 +20,9 @@ Where the exact gradient is not large against that bound (D = 2, where dx is of 
 eps; eps = 0 with a vector whose dx is exactly 0; a large common offset in float32), the
 numerical gradient cannot tell a right answer from a wrong one. The tensor is then reported
 "cannot resolve", with advice, rather than "pass" or "fail": a check that cries wolf teaches
-students to ignore it, and one that passes anything teaches nothing.
+students to ignore it, and one that passes anything teaches nothing. So is every tensor where a
+rounding of the backward, the closed form or the differences underflowed (a float32 dout near
+1e-38): the bounds are relative to the values and do not hold below the smallest normal number.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ln_core.backward import Grads, backward, param_axes, times_gamma
 from ln_core.closed_form import closed_form_backward
 from ln_core.forward import Cache, forward
 from ln_core.numerical import check_h, from_rows, numerical_gradients, parameter_step, to_rows
-from ln_core.validation import check_dout
+from ln_core.validation import check_dout, underflowed
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, Judgement, judge, rel_error
 
 # Where one entry's relative error sits, in words other than a verdict's (tiny up to, small up
@@ -143,7 +145,9 @@ class GradientCheck:
     tensor is left out. bounds[tensor]: per entry (the tensor's shape), how far a correct
     analytic gradient may sit from the numerical one at this step: the central difference's
     round-off and truncation plus the analytic value's own rounding. Each tensor is judged by
-    ln_core.verdict's rule (see `judgement`).
+    ln_core.verdict's rule (see `judgement`). underflow: a rounding of the backward, the closed
+    form or the differences underflowed (ln_core.validation.underflowed), so no bound holds and
+    every tensor is "cannot resolve".
     """
 
     analytic: Grads
@@ -154,6 +158,7 @@ class GradientCheck:
     dtype: np.dtype
     group_size: int
     bounds: dict[str, np.ndarray]
+    underflow: bool = False
 
     @property
     def max_error(self) -> float:
@@ -175,7 +180,10 @@ class GradientCheck:
         if candidate is None:
             grads = self.analytic if method == "backward" else self.closed_form
             candidate = getattr(grads, tensor)
-        return judge(candidate, getattr(self.numerical, tensor), self.bounds[tensor])
+        underflow = self.dtype if self.underflow else None
+        return judge(
+            candidate, getattr(self.numerical, tensor), self.bounds[tensor], underflow=underflow
+        )
 
     def status(self, method: str, tensor: str) -> str:
         """'pass', 'fail' or 'cannot resolve' (ln_core.verdict's rule)."""
@@ -224,10 +232,18 @@ def gradient_check(
     """
     cache = forward(x, gamma, beta, eps, axis)
     step = default_h(cache) if h is None else check_h(h)
-    analytic = backward(dout, cache)
-    closed = closed_form_backward(dout, cache)
-    numerical = numerical_gradients(cache.x, cache.gamma, cache.beta, dout, eps, step, cache.axis)
+    # Cast first: rounding the given dout to the dtype is not the computation's own underflow.
     dout = check_dout(dout, cache.x.shape, cache.dtype)
+
+    def gradients() -> tuple[Grads, Grads, Grads]:
+        # The differences normalize x again: they watch the forward pass's roundings too.
+        return (
+            backward(dout, cache),
+            closed_form_backward(dout, cache),
+            numerical_gradients(cache.x, cache.gamma, cache.beta, dout, eps, step, cache.axis),
+        )
+
+    (analytic, closed, numerical), underflow = underflowed(gradients)
     params = _param_bound(cache, dout, step)
     return GradientCheck(
         analytic=analytic,
@@ -241,4 +257,5 @@ def gradient_check(
         dtype=cache.dtype,
         group_size=cache.n,
         bounds={"dx": _dx_bound(cache, dout, step), **params},
+        underflow=underflow,
     )

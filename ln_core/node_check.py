@@ -6,25 +6,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS, group_abs, offset_factor
+from ln_core.agreement import ROUNDINGS, backward_underflows, group_abs, offset_factor
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
 from ln_core.gradcheck import ROUND_OFF, TRUNCATION
 from ln_core.numerical import MAX_EVALUATIONS, copies_per_chunk, perturbed_copies
-from ln_core.validation import numeric_guard
+from ln_core.validation import numeric_guard, underflowed
 from ln_core.verdict import Judgement, judge, rel_error
 
 
 @dataclass(frozen=True)
 class NodeCheck:
     """A node's analytic gradient next to its numerical one (both with the node's shape), and
-    per entry a bound on what round-off and truncation explain between them (`node_bound`)."""
+    per entry a bound on what round-off and truncation explain between them (`node_bound`).
+    underflow: a rounding of the staged backward or of the differences underflowed
+    (ln_core.validation.underflowed), so the bound does not hold: "cannot resolve"."""
 
     node: str
     analytic: np.ndarray
     numerical: np.ndarray
     h: np.ndarray
     bound: np.ndarray
+    underflow: bool = False
 
     @property
     def max_abs_diff(self) -> float:
@@ -37,7 +40,8 @@ class NodeCheck:
     @property
     def judgement(self) -> Judgement:
         """ln_core.verdict's rule: 'pass', 'fail' or 'cannot resolve', with its numbers."""
-        return judge(self.analytic, self.numerical, self.bound)
+        underflow = self.analytic.dtype if self.underflow else None
+        return judge(self.analytic, self.numerical, self.bound, underflow=underflow)
 
     @property
     def status(self) -> str:
@@ -211,10 +215,16 @@ def check_node(
     if node not in (*NODE_NAMES, "x"):
         raise ValueError(f"Unknown node {node!r}; the nodes are {', '.join(NODE_NAMES)} and x.")
     step = node_step(cache, node) if h is None else h
+
+    value, differences_underflow = underflowed(
+        lambda: numerical_node_gradient(cache, grads.dout, node, step)
+    )
+    underflow = differences_underflow or backward_underflows(cache, grads.dout)
     return NodeCheck(
         node=node,
         analytic=grads.of(node),
-        numerical=numerical_node_gradient(cache, grads.dout, node, step),
+        numerical=value,
         h=step,
         bound=node_bound(cache, grads.dout, node, step),
+        underflow=underflow,
     )

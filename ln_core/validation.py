@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 # Below this float64 keeps fewer digits (subnormal numbers), and below about 5e-324 it keeps
 # none: the number stored would not be the number written.
 SMALLEST = sys.float_info.min
+
+T = TypeVar("T")
 
 
 def as_float_array(
@@ -238,14 +240,32 @@ def check_representable(
 def numeric_guard(what: str) -> Iterator[None]:
     """Turn NumPy overflow / invalid / divide-by-zero into a ValueError that says `what` failed.
 
-    Underflow is allowed: a tiny deviation that rounds to 0 is harmless. Anything else would
-    silently produce inf or NaN, which the app must never show as if it were an answer.
+    Anything else would silently produce inf or NaN, which the app must never show as if it
+    were an answer. Underflow is not refused (a tiny deviation that rounds to 0 is harmless to
+    the value), but it is not harmless to a verdict: it is left as the caller set it, so that
+    `underflowed` sees it.
     """
-    with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
             yield
         except FloatingPointError as err:
             raise ValueError(_not_representable(what, str(err))) from None
+
+
+def underflowed(compute: Callable[[], T]) -> tuple[T, bool]:
+    """compute()'s result, and whether a rounding in it underflowed.
+
+    A rounding underflows when its result is below the dtype's smallest normal number
+    (np.finfo(dtype).tiny: 1.2e-38 in float32, 2.2e-308 in float64) and not exact: there
+    round-off is an absolute error (up to half of np.finfo(dtype).smallest_subnormal) and no
+    longer a small fraction of the value, so no relative bound on round-off holds. Exact results
+    raise no flag: 0 * x (a one-hot or zero upstream gradient), a sum of tiny numbers, a
+    subnormal times 1. Every error setting but underflow's is left as compute sets it.
+    """
+    roundings = []
+    with np.errstate(under="call", call=lambda *_: roundings.append(1)):
+        value = compute()
+    return value, bool(roundings)
 
 
 def checked_product(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:

@@ -11,6 +11,9 @@ reference (a central difference, the staged backward, the closed form). Three nu
 
 The rule, in that order:
 
+- a rounding in either computation underflowed (fell below the dtype's smallest normal number,
+  ln_core.validation.underflowed): there round-off is no longer a small fraction of each value,
+  so the bound, which is relative, does not hold: CANNOT RESOLVE, whatever the gap;
 - some entry's gap is above its bound: FAIL, with certainty (no round-off explains it);
 - otherwise, if the bound is not small against the size (above RESOLVE * size, or the true value
   is exactly 0), a value wrong by its whole size would fit within the bound just as well:
@@ -63,7 +66,8 @@ class Judgement:
     status: PASS, FAIL or CANNOT_RESOLVE. gap: max |candidate - reference|. bound: the largest
     per-entry bound (the one at the worst entry when it failed). size: the true value's size.
     excess: the largest gap / bound over the entries (above 1 exactly when it failed).
-    relative: rel_error of candidate and reference.
+    relative: rel_error of candidate and reference. underflow: the working dtype when a
+    rounding in either computation underflowed (then the status is CANNOT_RESOLVE), else None.
     """
 
     status: str
@@ -72,6 +76,7 @@ class Judgement:
     size: float
     excess: float
     relative: float
+    underflow: np.dtype | None = None
 
     @property
     def resolution(self) -> float:
@@ -79,9 +84,12 @@ class Judgement:
         return self.bound / self.size if self.size > 0 else float("inf")
 
 
-def decide(excess: float, bound: float, size: float) -> str:
+def decide(excess: float, bound: float, size: float, underflow: bool = False) -> str:
     """The rule itself: excess, the largest gap / bound over the entries; bound, the largest
-    bound; size, the true value's size."""
+    bound; size, the true value's size; underflow: a rounding of either computation
+    underflowed, so the bound does not hold."""
+    if underflow:
+        return CANNOT_RESOLVE
     if excess > 1.0:
         return FAIL
     if bound > RESOLVE * size or size == 0:
@@ -94,10 +102,12 @@ def judge(
     reference: np.ndarray,
     bound: np.ndarray | float,
     size: float | None = None,
+    underflow: np.dtype | None = None,
 ) -> Judgement:
     """The rule of the module docstring. candidate, reference: one shape; bound: an absolute
     bound per entry (broadcast to that shape) or one for all; size: the true value's size
-    (default: max |reference|)."""
+    (default: max |reference|); underflow: the working dtype when a rounding of either
+    computation underflowed (ln_core.validation.underflowed), else None."""
     c = np.asarray(candidate, dtype=np.float64)
     r = np.asarray(reference, dtype=np.float64)
     gaps = np.abs(c - r)
@@ -108,7 +118,7 @@ def judge(
     worst = int(np.argmax(ratios)) if ratios.size else 0
     excess = float(ratios.reshape(-1)[worst]) if ratios.size else 0.0
     largest_bound = float(np.max(bounds, initial=0.0))
-    status = decide(excess, largest_bound, size)
+    status = decide(excess, largest_bound, size, underflow is not None)
     shown_bound = float(bounds.reshape(-1)[worst]) if status == FAIL else largest_bound
     return Judgement(
         status=status,
@@ -117,4 +127,5 @@ def judge(
         size=size,
         excess=excess,
         relative=rel_error(c, r),
+        underflow=None if underflow is None else np.dtype(underflow),
     )

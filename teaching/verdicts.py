@@ -93,6 +93,18 @@ def resolving_inputs(cache: Cache, dout: np.ndarray) -> str:
     return f"Try {', or '.join(tries)}."
 
 
+def underflow_reason(dtype: np.dtype) -> str:
+    """Why nothing can be said where a rounding underflowed (ln_core.validation.underflowed)."""
+    dtype = np.dtype(dtype)
+    wider = " or use float64" if dtype == np.float32 else ""
+    return (
+        f"some values computed here fall below {dtype.name}'s smallest normal number, "
+        f"{float(np.finfo(dtype).tiny):.1e}, where round-off is no longer a small fraction of "
+        "each value, so no bound on it holds and a wrong value could look like a right one. "
+        f"Scale dout up{wider}: every gradient scales with dout."
+    )
+
+
 def judgement_reason(judgement: Judgement, hint: str) -> str:
     """The reason for a judgement's status, with its numbers."""
     j = judgement
@@ -101,6 +113,8 @@ def judgement_reason(judgement: Judgement, hint: str) -> str:
             f"the gap {j.gap:.1e} is {j.excess:.3g}× what round-off can explain there "
             f"({j.bound:.1e}): more than rounding, so the value is wrong."
         )
+    if j.status == CANNOT_RESOLVE and j.underflow is not None:
+        return underflow_reason(j.underflow)
     if j.status == CANNOT_RESOLVE:
         size = (
             "the value it is compared with is exactly 0"
