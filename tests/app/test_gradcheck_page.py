@@ -3,6 +3,8 @@ every injected bug is caught."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ln_core.bugs import CAUGHT, Bug
@@ -119,3 +121,35 @@ def test_the_outcome_reads_as_a_catch_with_the_buggy_dx_beside_the_true_one(lab)
     ]
     values = frame.value.to_numpy()
     assert values.shape[0] == lab.state["d"] and not np.allclose(values[:, 0], values[:, 1])
+
+
+def test_a_float32_dout_near_1e_38_is_not_failed_where_it_underflows(open_link):
+    """An auditor's case (tests/core/data/f32_underflow.npz): every |dout| is a normal float32
+    number, but dx (about 8e-41) and its intermediates underflow; the staged dx is right to the
+    digits float32 keeps there, and the page used to say "The staged backward FAILS"."""
+    case = np.load(Path(__file__).parents[1] / "core" / "data" / "f32_underflow.npz")
+
+    def listed(a):
+        return ",".join(repr(float(v)) for v in np.ravel(a))
+
+    lab = open_link(
+        {
+            "shape": "rows",
+            "n": "1",
+            "d": "8",
+            "dtype": "float32",
+            "x": listed(case["x"]),
+            "gamma": listed(case["g"]),
+            "beta": listed(case["b"]),
+            "upstream": "edited",
+            "dout_edited": listed(case["d"]),
+        }
+    )
+    lab.open("Gradient check")
+    lab.assert_no_exception()
+    assert not lab.state["link_problems"]
+    headline = lab.at.main.header[0].value
+    assert "FAILS" not in headline and "cannot resolve" in headline, headline
+    captions = [c.value for c in lab.at.main.caption]
+    assert not [c for c in captions if c.startswith(":material/cancel:")], captions
+    assert any("smallest normal number" in c for c in captions), captions
