@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -265,3 +266,30 @@ def test_no_check_calls_a_right_gradient_wrong_where_round_off_dominates(kernels
         wrong += [(case, "lesson", t) for t, v in verdicts.items() if v == "fail"]
         wrong += [(case, "exercise", t) for t, v in statuses.items() if v == "not yet"]
     assert not wrong
+
+
+def _underflowing(norm: str) -> View:
+    """float32 views whose staged backward underflows, its gradient right to the digits
+    float32 keeps there: RMSNorm at x about 1e7 with dout about 1e-30 (dmean_sq and dmse near
+    1e-44, subnormal; the lesson failed its dx), and LayerNorm on the gradient check's case
+    (tests/core/data/f32_underflow.npz: dx about 8e-41)."""
+    if norm == "rms":
+        rng = np.random.default_rng(5)
+        x = (1e7 + 1e6 * np.round(rng.standard_normal((1, 16)), 3)).astype(np.float32)
+        dout = (1e-30 * np.round(rng.standard_normal((1, 16)), 3)).astype(np.float32)
+        gamma, beta, affine = np.ones(16, np.float32), np.zeros(16, np.float32), "neither"
+    else:
+        case = np.load(Path(__file__).parents[1] / "core" / "data" / "f32_underflow.npz")
+        x, gamma, beta, dout, affine = case["x"], case["g"], case["b"], case["d"], "both"
+    inputs = Inputs(x, gamma, beta, dout, 1e-5, "float32", affine=affine)
+    return View(inputs, "Random normal", LINK, norm)
+
+
+def test_the_lesson_cannot_resolve_what_underflows_and_fails_nothing(kernels):
+    views = [_underflowing("rms"), _underflowing("layer")]
+    run = by_id(execute(merged([lesson_notebook(v) for v in views]), kernels))
+    for k, view in enumerate(views):
+        lines = printed(run[f"case{k}-check-verdicts"]).splitlines()
+        verdicts = {m.group(1, 2): m.group(3) for m in map(VERDICT.match, lines) if m}
+        assert verdicts and set(verdicts.values()) == {"cannot resolve"}, (view.norm, lines)
+        assert any("smallest normal number" in line for line in lines), lines

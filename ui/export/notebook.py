@@ -140,6 +140,12 @@ def _own_settings(view: View) -> str:
     return f"{view.code.own_steps}\nsteps = {{{steps}}}\n\n\n{code.OWN_BOUND}"
 
 
+def _gradient_names(view: View) -> tuple[str, ...]:
+    """dout and every gradient the lesson's staged backward computes, in its order."""
+    steps = code.backward_steps(view.skipped, view.code)
+    return ("dout", *(name for step in steps for name, _ in step.gradients))
+
+
 def _check_settings(view: View) -> str:
     """The lab's steps and bounds for this example (numbers only)."""
     if view.code.own_steps:
@@ -248,7 +254,7 @@ def lesson_notebook(view: View) -> bytes:
             ),
             _code("check-functions", f"{norm.layer}\n\n\n{code.GRADIENT_CHECK}"),
             _code("check-settings", _check_settings(view)),
-            _code("check-verdicts", code.verdicts_cell(view.tensors)),
+            _code("check-verdicts", code.verdicts_cell(view.tensors, _gradient_names(view))),
             *_jacobian(view),
             _text("results", "## The gradients as the lab shows them"),
             _code("results-code", code.results_cell(view.tensors)),
