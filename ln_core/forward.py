@@ -144,6 +144,11 @@ def group_at(axis: tuple[int, ...], ndim: int, index: np.ndarray) -> str:
     return f"the {group} {_position(which, trailing)}" if which else f"the {group}"
 
 
+def eps_said(eps: float, dtype: np.dtype) -> str:
+    """eps as a refusal names it: 0, or a value the dtype rounds to 0 (1e-46 in float32)."""
+    return "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {np.dtype(dtype).name}"
+
+
 def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     """Refuse a group whose var + eps is 0: all its entries equal, and eps = 0 (or rounds to 0).
 
@@ -152,9 +157,9 @@ def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     zero = sve == 0
     if zero.any():
         where = group_at(axis, zero.ndim, np.argwhere(zero)[0]).capitalize()
-        eps_text = "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {sve.dtype.name}"
         raise ValueError(
-            f"{where} has zero variance (its entries are all equal) and {eps_text}, so "
+            f"{where} has zero variance (its entries are all equal) and "
+            f"{eps_said(eps, sve.dtype)}, so "
             "x_sm / sqrt(var + eps) is 0 / 0. Set eps > 0 or make the entries differ."
         )
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from ln_core.backward import Grads, cache_param_grads, times_gamma
-from ln_core.forward import group_at
+from ln_core.forward import eps_said, group_at
 from ln_core.jacobian import flat_gamma, one_vector
 from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
@@ -102,13 +102,9 @@ def _check_nodes(cache: RMSCache) -> None:
     upto_mse = RMS_NODE_NAMES.index("mse") + 1
     check_representable("The staged RMSNorm pass", shown(RMS_LINES[:upto_mse]), advice)
     mse = nodes["mse"]
-    if (mse == 0).any():
-        where = group_at(cache.axis, mse.ndim, np.argwhere(mse == 0)[0]).capitalize()
-        raise ValueError(
-            f"{where} is all zeros and eps = 0, so "
-            "x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero vector."
-        )
     nonzero = np.max(np.abs(cache.x), axis=cache.axis, keepdims=True) > 0
+    # Squares that underflowed first: a tiny non-zero vector leaves mse = 0 at eps = 0 too,
+    # and its reason is the underflow, not zeros.
     lost = nonzero & (mse < np.finfo(mse.dtype).smallest_normal)
     if lost.any():
         index = np.argwhere(lost)[0]
@@ -117,6 +113,12 @@ def _check_nodes(cache: RMSCache) -> None:
             f"The staged RMSNorm pass cannot show sq_x = x ** 2 for {group}: its squares "
             f"underflow (mse = {float(mse[tuple(index)]):.1e}, below {mse.dtype.name}'s "
             "smallest normal number), losing digits. " + advice
+        )
+    if (mse == 0).any():
+        where = group_at(cache.axis, mse.ndim, np.argwhere(mse == 0)[0]).capitalize()
+        raise ValueError(
+            f"{where} is all zeros and {eps_said(cache.eps, mse.dtype)}, so "
+            "x / sqrt(mean(x^2) + eps) is 0 / 0. Set eps > 0 or use a non-zero vector."
         )
     check_representable("The staged RMSNorm pass", shown(RMS_LINES[upto_mse:]), advice)
 

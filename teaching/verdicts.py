@@ -75,13 +75,31 @@ def check_headline(check: GradientCheck) -> str:
     return "The staged backward passes"
 
 
+def _group(cache: Cache) -> tuple[str, str]:
+    """What one group of the normalization is called: its size, and what it is."""
+    if cache.axis == (-1,):
+        return "D", "vector"
+    if len(cache.axis) == 2:
+        return "L x D", "sequence"
+    return "N", "feature"  # BatchNorm: a feature's N values are one group
+
+
 def resolving_inputs(cache: Cache, dout: np.ndarray) -> str:
     """Inputs that would let a check resolve what these cannot, from what these are."""
+    size, group = _group(cache)
+    if cache.n == 1:
+        # Nothing else helps: one value minus its own mean is exactly 0.
+        return (
+            f"Try {size} ≥ 3: with {size} = 1 every {group} normalizes to exactly 0 whatever "
+            "x, eps or gamma are, so dx and dgamma are exactly 0."
+        )
     tries = []
     if cache.dtype == np.float32:
         tries.append("float64")
-    if cache.n <= 2:
-        tries.append("D ≥ 3 (with D ≤ 2 every vector normalizes to about ±1 whatever x is)")
+    if cache.n == 2:
+        tries.append(
+            f"{size} ≥ 3 (with {size} = 2 every {group} normalizes to about ±1 whatever x is)"
+        )
     if float(np.max(np.abs(cache.x) * cache.inv_sqrt_sve)) > LARGE_OFFSET:
         tries.append("x with a smaller common offset (x − mean cancels its leading digits)")
     if cache.eps < 1e-3:
@@ -119,7 +137,7 @@ def judgement_reason(judgement: Judgement, hint: str) -> str:
         size = (
             "the value it is compared with is exactly 0"
             if j.size == 0
-            else f"the true value is only about {j.size:.1e}"
+            else f"the value it is compared with is only about {j.size:.1e}"
         )
         return (
             f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), but "

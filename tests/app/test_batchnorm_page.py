@@ -55,3 +55,24 @@ def test_batchnorm_refuses_a_single_vector(lab):
     assert len(errors) == 1 and "needs a batch" in errors[0], errors
     assert not lab.at.main.radio  # the page stops before its controls
     assert lab.errors("sidebar") == []
+
+
+@pytest.mark.parametrize(
+    ("params", "advice", "wrong_advice"),
+    [
+        # One vector: each feature's group holds one value, which normalizes to exactly 0
+        # whatever eps or gamma: only a larger batch resolves anything.
+        ({"n": "1", "eps": "0.01"}, "Try N ≥ 3: with N = 1", ("D ≥ 3", "eps ≥", "a random gamma")),
+        # Two vectors: each feature normalizes to about ±1; D is not the group here, N is.
+        ({"n": "2", "eps": "0"}, "N ≥ 3 (with N = 2 every feature", ("D ≥ 3", "true value")),
+    ],
+)
+def test_batchnorm_cannot_resolve_advice_names_the_batch(open_link, params, advice, wrong_advice):
+    lab = open_link({"shape": "rows", "d": "4", "norm": "batch", **params})
+    lab.open("LayerNorm vs BatchNorm")
+    lab.assert_clean()
+    said = [c.value for c in lab.at.main.caption if "Cannot resolve" in c.value]
+    assert said, [c.value for c in lab.at.main.caption]
+    for sentence in said:
+        assert advice in sentence, sentence
+        assert not [w for w in wrong_advice if w in sentence], sentence

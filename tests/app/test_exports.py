@@ -45,7 +45,7 @@ def test_bundle_holds_the_inputs_every_node_and_every_gradient(example):
         assert f"nodes/{node}" in bundle.arrays and f"grads/d{node}" in bundle.arrays
     assert bundle.meta["shape"] == list(inputs["x"].shape)
     assert bundle.meta["dtype"] == inputs["x"].dtype.name
-    assert bundle.meta["passed"] is True
+    assert bundle.meta["verdict"] == "pass"
 
 
 def test_json_round_trips(example):
@@ -58,7 +58,7 @@ def test_json_round_trips(example):
     for name, array in bundle.arrays.items():
         np.testing.assert_array_equal(np.array(loaded["arrays"][name]).reshape(array.shape), array)
     assert loaded["meta"]["eps"] == 1e-5
-    assert loaded["meta"]["passed"] == bundle.meta["passed"]
+    assert loaded["meta"]["verdict"] == bundle.meta["verdict"]
     assert loaded["meta"]["relative_errors"] == bundle.meta["relative_errors"]
 
 
@@ -105,8 +105,9 @@ def test_html_report_is_self_contained_and_names_every_node(example):
 
 def test_html_report_shows_a_failing_check_as_failing(example):
     _, bundle = example
-    failing = type(bundle)(bundle.arrays, {**bundle.meta, "passed": False})
-    assert "fails" in html_report(failing) and "class='fail'" in html_report(failing)
+    headline = "The staged backward FAILS"
+    failing = type(bundle)(bundle.arrays, {**bundle.meta, "verdict": "fail", "headline": headline})
+    assert f"<b class='fail'>{headline}</b>" in html_report(failing)
 
 
 # -- the Export and share page --------------------------------------------------------------------
@@ -116,7 +117,10 @@ def test_html_report_says_when_the_check_cannot_resolve():
     # D = 2 with eps = 0: dx is exactly 0, below what central differences resolve.
     x = np.array([[0.0, 3.0], [1.0, -1.0]])
     bundle = make_bundle(x, np.ones(2), np.zeros(2), np.array([[1.0, -2.0], [0.5, 2.0]]), 0.0)
-    assert bundle.meta["passed"]
+    # Nothing fails, yet nothing claims a pass: the page's own headline.
+    assert bundle.meta["verdict"] == "cannot resolve"
+    assert "does not fail; dx: cannot resolve" in html_report(bundle)
+    assert "passes" not in html_report(bundle)
     (advice,) = bundle.meta["cannot_resolve"]
     assert advice.startswith("dx: Cannot resolve: ")
     report = html_report(bundle)

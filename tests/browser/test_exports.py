@@ -23,7 +23,7 @@ def test_the_json_bundle_downloads_and_holds_the_inputs(page, server, tmp_path):
     path = tmp_path / download.value.suggested_filename
     download.value.save_as(path)
     bundle = json.loads(path.read_text())
-    assert bundle["meta"]["passed"] is True
+    assert bundle["meta"]["verdict"] == "pass"
     assert len(bundle["arrays"]["inputs/x"]) == 3  # the default example: 3 rows of 8
     assert not kit.problems(page)
 

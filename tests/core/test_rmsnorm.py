@@ -147,3 +147,17 @@ def test_bad_input_raises_a_readable_value_error(x, gamma, eps, match):
 def test_jacobian_needs_one_vector():
     with pytest.raises(ValueError, match="one vector"):
         rms_jacobian(np.ones((2, 3)), np.ones(3))
+
+
+def test_a_tiny_non_zero_vector_is_refused_for_its_underflow_not_as_zeros():
+    # Its squares underflow to 0, so mse = 0 at eps = 0: the reason is the underflow.
+    x = np.array([[1e-170, 2e-170, -1e-170], [1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="its squares underflow") as refused:
+        rms_forward(x, None, None, 0.0)
+    assert "all zeros" not in str(refused.value)
+
+
+def test_an_eps_the_dtype_rounds_to_0_is_named_as_typed():
+    x = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]], dtype=np.float32)
+    with pytest.raises(ValueError, match=r"all zeros and eps = 1e-46 rounds to 0 in float32"):
+        rms_forward(x, None, None, 1e-46)

@@ -15,7 +15,8 @@ import numpy as np
 from ln_core.backward import backward
 from ln_core.forward import NODE_NAMES, forward
 from ln_core.gradcheck import gradient_check
-from teaching.verdicts import gradient_verdict, resolving_inputs
+from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS
+from teaching.verdicts import check_headline, gradient_verdict, resolving_inputs
 from ui.export.notebook_code import numpy_lines
 from ui.export.python_literal import assignment, float_literal
 
@@ -73,7 +74,10 @@ def make_bundle(
         "relative_errors": check.errors,
         "statuses": {m: {t: check.status(m, t) for t in check.tensors} for m in check.errors},
         "bounds": check.resolution,
-        "passed": check.passed,
+        # The page's words: "cannot resolve" where nothing fails but some tensor is not pinned,
+        # so a file never says "passes" where the Gradient check page would not.
+        "verdict": FAIL if not check.passed else CANNOT_RESOLVE if check.unresolved else PASS,
+        "headline": check_headline(check),
         # Why a tensor was neither passed nor failed: right and wrong would look the same.
         "cannot_resolve": [
             f"{t}: {gradient_verdict(check, t, resolving_inputs(cache, grads.dout)).sentence}"

@@ -535,9 +535,14 @@ def judge(name, answer):
               "explains)")
         return "pass"
     if status == "cannot resolve":
-        print(f"{name}: cannot resolve: here round-off ({largest_bound:.1e}) is as large as the "
-              f"gradient itself ({size:.1e}), so a right and a wrong answer look alike; try "
-              "float64 or another example.")
+        if size == 0:
+            why = ("the gradient is exactly 0 here, and a formula wrong elsewhere can give 0 "
+                   "here too")
+        else:
+            why = (f"here round-off ({largest_bound:.1e}) is not small against the gradient "
+                   f"itself ({size:.1e}), so a right and a wrong answer look alike")
+        other = "another example" if x.dtype == np.float64 else "float64 or another example"
+        print(f"{name}: cannot resolve: {why}; try {other}.")
         return "cannot resolve"
     worst = np.unravel_index(np.argmax(gap - bound), gap.shape)
     print(f"{name}: not yet (off by {float(gap[worst]):.1e} at {worst}, more than the "

@@ -27,7 +27,6 @@ def _table(bundle: Bundle, name: str) -> str:
 def html_report(bundle: Bundle) -> str:
     """Inputs, every node and gradient, and the gradient check, as one HTML page."""
     meta = bundle.meta
-    verdict = "passes" if meta["passed"] else "fails"
     # Each error beside its status: where the check cannot resolve a tensor its relative
     # error is round-off against round-off, anything up to 1, and is no failure.
     tensors = list(next(iter(meta["relative_errors"].values())))
@@ -46,10 +45,9 @@ def html_report(bundle: Bundle) -> str:
         f"<h1>LayerNorm Lab report</h1><p>x of shape {tuple(meta['shape'])}, "
         f"{meta['dtype']}, eps = {meta['eps']:g}, affine parameters: "
         f"{html.escape(AFFINE[meta['affine']])}, normalized {html.escape(PER[meta['per']])}. "
-        "The gradient check "
-        f"<b class='{'pass' if meta['passed'] else 'fail'}'>{verdict}</b> "
-        f"(step h = {meta['h']:.2e}; each tensor's gap judged against what round-off "
-        "explains).</p>",
+        f"<b class='{_STATUS_CLASS[meta['verdict']]}'>{html.escape(meta['headline'])}</b> "
+        f"(the gradient check, step h = {meta['h']:.2e}; each tensor's gap judged against what "
+        "round-off explains).</p>",
         *(f"<p>{html.escape(advice)}</p>" for advice in meta["cannot_resolve"]),
         "<h2>Gradient check (relative error)</h2>"
         f"<table><tr><th></th>{header}</tr>{errors}</table>",
