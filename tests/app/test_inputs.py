@@ -390,3 +390,14 @@ def test_editing_dout_switches_the_kind_to_edited(lab):
     expected[1, 2] = 7.5
     np.testing.assert_array_equal(lab.editor("dout"), expected)
     np.testing.assert_array_equal(_stepper_dout(lab), expected)
+
+
+def test_an_x_of_another_d_says_gamma_and_beta_and_the_target_are_replaced(lab):
+    lab.open("Inputs").edit("gamma", {0: {"0": 5}})
+    lab.state["upstream"] = "loss"
+    lab.run().assert_clean()
+    _give_csv(lab, "paste", "1,2,3\n4,5,7")
+    lab.assert_clean()
+    (warning,) = lab.warnings()
+    assert "gamma and beta" in warning and "loss's target" in warning, warning
+    assert lab.state["gamma"].shape == (3,) and lab.state["gamma"][0] != 5

@@ -347,19 +347,27 @@ def replace_x(value: np.ndarray) -> str | None:
         s["x"] = x.reshape(before)
         bump_editors()
         return None
+    # Everything of x's old shape is replaced; the student is told what, since some of it may
+    # have been typed by hand.
+    replaced = []
     if x.shape[-1] != s["gamma"].shape[0]:
         fresh = make_example("Random normal", x.shape, s["seed"])
         s["gamma"], s["beta"] = fresh.gamma, fresh.beta
+        replaced.append("gamma and beta (one value per feature) are a Random normal example's")
+    if s["upstream"] == "edited":
+        s["upstream"] = "random"
+        replaced.append("your hand-edited dout is the seeded random one")
+    elif s["upstream"] == "loss":
+        replaced.append("the loss's target is the seeded one")
     s["x"] = x
     show_shape(x.shape)
     _reset_dependents()
-    if s["upstream"] != "edited":
+    if not replaced:
         return None
-    s["upstream"] = "random"
     return (
         f"x now has shape {' x '.join(map(str, x.shape))} instead of "
-        f"{' x '.join(map(str, before))}, so your hand-edited dout no longer fits it and could "
-        "not be kept: dout is the seeded random one now."
+        f"{' x '.join(map(str, before))}, so what had the old shape could not be kept: "
+        f"{'; '.join(replaced)} now."
     )
 
 
