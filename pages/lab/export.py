@@ -41,6 +41,9 @@ st.caption(
 with stops_on_error():
     # The layer options the Stepper and Gradient check show (affine, per sequence).
     inputs = affine_control.for_page(state.inputs(), "export")
+    per_token = affine_control.per_token_instead("export")
+    if per_token is not None:
+        st.warning(per_token, icon=":material/straighten:")
     bundle = compute.bundle(inputs)
     downloads = [
         ("JSON bundle", to_json, "layernorm_example.json", "application/json", "data_object"),
@@ -53,7 +56,7 @@ with stops_on_error():
     # The layer options are the Stepper's (and the link's): the notebooks carry them.
     notebook_downloads(
         View(
-            affine_control.applied(inputs),
+            inputs,
             st.session_state["preset"],
             share.current_link(came_from),
         )

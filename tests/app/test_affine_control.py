@@ -127,3 +127,18 @@ def test_the_sidebar_check_follows_the_pages_per_sequence_choice(open_link):
     lab.assert_clean()
     lab.open("Jacobian")  # a page that always normalizes per token
     assert lab.errors("sidebar"), "the per-token page's check should refuse the constant token"
+
+
+def test_per_sequence_too_long_for_the_export_says_its_files_are_per_token(open_link):
+    # A sequence of L x D = 4096 numbers is one group: the bundle's gradient check would take
+    # about a second; the Export page takes groups of up to its D, and says so.
+    lab = open_link({"shape": "tokens", "b": "1", "l": "4", "d": "1024", "per": "sequence"})
+    lab.open("Export and share")
+    lab.assert_no_exception()
+    (warning,) = [w for w in lab.warnings() if "Per sequence" in w]
+    assert "L x D = 4096" in warning and "at most 1024" in warning
+    # A sequence that fits keeps per sequence, with no warning.
+    small = open_link({"shape": "tokens", "b": "2", "l": "3", "d": "8", "per": "sequence"})
+    small.open("Export and share")
+    small.assert_clean()
+    assert not [w for w in small.warnings() if "Per sequence" in w]

@@ -23,9 +23,10 @@ from ui.session import state
 # it can treat per sequence (None: any). The sidebar's check runs with the same options.
 PAGES: dict[str, int | None] = {
     "stepper": None,
-    # Per sequence, a sequence is one group: the same bound as D per token.
+    # Per sequence, a sequence is one group: the same bound as D per token (the export's
+    # bundle holds the gradient check, whose work grows with the group).
     "gradcheck": caps.CAPS["gradcheck"].max_d,
-    "export": None,
+    "export": caps.CAPS["export"].max_d,
 }
 
 
@@ -41,6 +42,14 @@ def _too_long(max_group: int | None) -> str | None:
         "(as it takes D up to that many per token). Shown per token; lower L or D for per "
         "sequence."
     )
+
+
+def per_token_instead(url_path: str) -> str | None:
+    """Why the page at `url_path` shows per token though per sequence is chosen, or None: for
+    a page that does not draw the choice itself (draw says it under the choice)."""
+    if st.session_state["per"] != "sequence":
+        return None
+    return _too_long(PAGES[url_path])
 
 
 def _choice(column: Any, label: str, key: str, labels: Mapping[str, str], why: str) -> None:
