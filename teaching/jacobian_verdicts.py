@@ -118,6 +118,7 @@ def jacobian_verdicts(facts: JacobianFacts, eps: float, dtype: str) -> JacobianV
             "the row vector dout J against the backward pass's dx",
             facts.dx_judgement,
             dtype,
-            "Try a random upstream gradient and gamma, with D ≥ 3 and entries that differ.",
+            # The vector's own limits first (float32, an offset), then what dout J adds.
+            f"{hint} Or try a random upstream gradient and gamma.",
         ),
     )

@@ -107,3 +107,6 @@ def test_jacobian_never_fails_a_right_j_on_the_large_offset_preset_in_float32(op
     assert any("Pass:" in c and "rounding" in c for c in verdicts), verdicts
     # eps's part of J x̂ (about 7e-5) drowns in that rounding: not a pass, not a fail.
     assert any("Cannot resolve:" in c and "J x̂ of 0" in c for c in verdicts), verdicts
+    # Every fact that cannot resolve names what would: float64 and a smaller offset.
+    for caption in (c for c in verdicts if "Cannot resolve:" in c):
+        assert "float64" in caption and "smaller common offset" in caption, caption
