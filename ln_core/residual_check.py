@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS
+from ln_core.agreement import ROUNDINGS, rounding_bounds
 from ln_core.backward import times_gamma
 from ln_core.gradcheck import ROUND_OFF, TRUNCATION
 from ln_core.residual import ResidualCache, ResidualGrads
@@ -67,6 +67,21 @@ def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[st
         "dW": everywhere + float(np.sum(dw)),
         "dc": everywhere + float(np.sum(dc)),
     }
+
+
+def path_rounding(
+    cache: ResidualCache, grads: ResidualGrads, dout: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """How far the computed dx_skip and dx_sublayer may sit from their exact values, per entry
+    (x's shape). dx_skip is LayerNorm's dx, off by its rounding bound (ln_core.agreement);
+    dx_sublayer = (dx_skip * (1 - f^2)) W^T carries that bound through |W| (1 - f^2 is at most
+    1), plus its own chain of roundings."""
+    dz = np.abs(grads.dx_skip.astype(np.float64))
+    skip = np.broadcast_to(rounding_bounds(cache.ln, dout)["dx"], dz.shape)
+    machine_eps = float(np.finfo(cache.ln.dtype).eps)
+    chain = 2.0 + np.log2(cache.ln.n)
+    weights = np.abs(cache.sublayer.W.astype(np.float64)).T
+    return skip, (skip + ROUNDINGS * machine_eps * chain * dz) @ weights
 
 
 def residual_judgements(

@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS, rounding_bounds
+from ln_core.agreement import rounding_bounds
 from ln_core.bugs import CAUGHT, Bug
 from ln_core.node_check import rounding_bound
+from ln_core.residual_check import path_rounding
 from teaching.presets import make_example
 from teaching.quiz.kit import larger
 from teaching.upstream import one_hot
@@ -140,18 +141,11 @@ def _missed_bugs(inputs: Inputs) -> str:
 def _skip_or_sublayer(inputs: Inputs, seed: int) -> str:
     cache, grads = compute.residual(inputs, seed)[:2]
     skip, through = _size(grads.dx_skip), _size(grads.dx_sublayer)
-    # dx_skip is LayerNorm's dx (off by its rounding bound); dx_sublayer = (dx_skip * (1 - f²))
-    # W^T carries that bound through |W| (1 - f² is at most 1), plus its own chain of roundings.
-    dz = np.abs(grads.dx_skip.astype(np.float64))
-    dz_bound = np.broadcast_to(rounding_bounds(cache.ln, inputs.dout)["dx"], dz.shape)
-    machine_eps = float(np.finfo(cache.ln.dtype).eps)
-    chain = 2.0 + np.log2(cache.ln.n)
-    weights = np.abs(cache.sublayer.W.astype(np.float64)).T
-    through_bound = (dz_bound + ROUNDINGS * machine_eps * chain * dz) @ weights
+    skip_bound, through_bound = path_rounding(cache, grads, inputs.dout)
     lead = _which_larger(
         ("the skip connection", "the path through F"),
         (skip, through),
-        (float(np.sum(dz_bound)), float(np.sum(through_bound))),
+        (float(np.sum(skip_bound)), float(np.sum(through_bound))),
     )
     return f"{lead} |through the skip| = {skip:.3g} and |through F| = {through:.3g}."
 
