@@ -20,6 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ln_core.nodes import NODE_NAMES, NODES
 from ln_core.staged import Line, StagedCache
 from ln_core.validation import (
     check_eps,
@@ -30,21 +31,9 @@ from ln_core.validation import (
     resolve_axis,
 )
 
-# Each node's line as the pages print it, and the earlier values it reads: the graph's edges.
-# run_nodes computes the same lines; tests/core/test_forward.py fails if the two disagree.
-LINES = (
-    Line("sample_mean", "mean(x)", ("x",)),
-    Line("x_sm", "x - sample_mean", ("x", "sample_mean")),
-    Line("sq_xsm", "x_sm ** 2", ("x_sm",)),
-    Line("sample_var", "mean(sq_xsm)", ("sq_xsm",)),
-    Line("sve", "sample_var + eps", ("sample_var", "eps")),
-    Line("sqrt_sve", "sqrt(sve)", ("sve",)),
-    Line("inv_sqrt_sve", "1 / sqrt_sve", ("sqrt_sve",)),
-    Line("normalized_x", "x_sm * inv_sqrt_sve", ("x_sm", "inv_sqrt_sve")),
-    Line("gx", "gamma * normalized_x", ("gamma", "normalized_x")),
-    Line("out", "gx + beta", ("gx", "beta")),
-)
-NODE_NAMES = tuple(line.name for line in LINES)
+# The lesson's table of the ten lines (ln_core/nodes.py); run_nodes below computes the same
+# lines, and tests/core/test_nodes.py fails if the two disagree.
+LINES: tuple[Line, ...] = NODES
 NODE_INPUTS: Mapping[str, tuple[str, ...]] = {line.name: line.inputs for line in LINES}
 
 

@@ -140,7 +140,7 @@ def _normalized_x(v: Vector) -> Question:
     normalized = np.abs(v.cache.normalized_x.astype(np.float64))
     mean_square = float(np.mean(normalized**2))
     # Each square is off by twice |normalized_x| times its bound, and the mean by its chain of
-    # roundings. Exactly, the mean square is sample_var / (sample_var + eps): below 1 for any
+    # roundings. Exactly, the mean square is sample_var / sve (sve adds eps): below 1 for any
     # eps > 0, but by less than round-off shows when eps is tiny against sample_var.
     xhat_bound = np.broadcast_to(forward_bounds(v.cache)["normalized_x"], normalized.shape)
     chain = 2.0 + np.log2(v.d)

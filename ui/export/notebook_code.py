@@ -14,23 +14,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ln_core.forward import LINES, NODE_NAMES
+from ln_core.forward import LINES
+from ln_core.nodes import NODE_NAMES, NODES, Node
 from teaching.glossary import meaning
 from ui.export.notebook_norm import Norm, Step
 
-# Each node's forward line as NumPy; mean() is np.mean over the normalized axes, kept as size 1.
-FORWARD = {
-    "sample_mean": "sample_mean = np.mean(x, axis=axis, keepdims=True)",
-    "x_sm": "x_sm = x - sample_mean",
-    "sq_xsm": "sq_xsm = x_sm ** 2",
-    "sample_var": "sample_var = np.mean(sq_xsm, axis=axis, keepdims=True)",
-    "sve": "sve = sample_var + eps",
-    "sqrt_sve": "sqrt_sve = np.sqrt(sve)",
-    "inv_sqrt_sve": "inv_sqrt_sve = 1 / sqrt_sve",
-    "normalized_x": "normalized_x = x_sm * inv_sqrt_sve",
-    "gx": "gx = gamma * normalized_x",
-    "out": "out = gx + beta",
-}
+# Each node's forward line as NumPy, from the lesson's table (mean() keeps the axes as size 1).
+FORWARD = {node.name: f"{node.name} = {node.numpy}" for node in NODES}
 # The two lines as they run when their parameter is left out.
 PASSED_ON = {"gx": "gx = normalized_x", "out": "out = gx"}
 
@@ -47,104 +37,43 @@ def sizes(statistic: str, averaged: str, shared: str, why: str) -> str:
     )
 
 
+def complete(gradients: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The gradients whole after a step: all it gives but the parts of a sum ("_via_")."""
+    return tuple(name for name, _ in gradients if "_via_" not in name)
+
+
+def _undone(node: Node, reused: str) -> Step:
+    """A forward line of the table undone, as ln_core/backward.py undoes it."""
+    number = NODE_NAMES.index(node.name) + 1
+    return Step(number, node.undo, complete(node.undo), node.rule.format(reused=reused))
+
+
 def _last_two(skipped: tuple[str, ...], count: int, reused: str) -> tuple[Step, Step]:
     """The last two lines (out and gx, of `count`), which depend on the affine parameters the
-    layer applies; `reused`: what the parameters are shared by, in words."""
-    beta, gamma = "beta" not in skipped, "gamma" not in skipped
-    out = Step(
-        count,
-        (("dgx", "dout"), *((("dbeta", "np.sum(dout, axis=shared)"),) if beta else ())),
-        ("dgx", *(("dbeta",) if beta else ())),
-        "out = gx + beta is a sum: each term gets the upstream gradient dout unchanged; beta "
-        f"is shared by {reused}, so dbeta sums dout over the shared axes."
-        if beta
-        else "out = gx passes gx on, so its gradient is dout unchanged.",
-    )
-    gx = Step(
-        count - 1,
-        (
-            ("dnormalized_x", "gamma * dgx" if gamma else "dgx"),
-            *((("dgamma", "np.sum(dgx * normalized_x, axis=shared)"),) if gamma else ()),
-        ),
-        ("dnormalized_x", *(("dgamma",) if gamma else ())),
-        "gx = gamma * normalized_x is a product: each factor's gradient is dgx times the "
-        f"other factor; gamma is shared by {reused}, so dgamma sums over the shared axes."
-        if gamma
-        else "gx = normalized_x passes normalized_x on, so its gradient is dgx unchanged.",
-    )
+    layer applies; `reused`: what the parameters are shared by, in words. Every normalization
+    here ends with LayerNorm's two affine lines."""
+    out, gx = (replace(_undone(NODES[i], reused), number=count + i + 1) for i in (-1, -2))
+    if "beta" in skipped:
+        passed = out.gradients[:1]
+        out = Step(
+            count,
+            passed,
+            complete(passed),
+            "out = gx passes gx on, so its gradient is dout unchanged.",
+        )
+    if "gamma" in skipped:
+        passed = (("dnormalized_x", "dgx"),)
+        gx = Step(
+            count - 1,
+            passed,
+            complete(passed),
+            "gx = normalized_x passes normalized_x on, so its gradient is dgx unchanged.",
+        )
     return out, gx
 
 
-_MIDDLE = (
-    Step(
-        8,
-        (
-            ("dx_sm_via_normalized_x", "inv_sqrt_sve * dnormalized_x"),
-            ("dinv_sqrt_sve", "np.sum(x_sm * dnormalized_x, axis=axis, keepdims=True)"),
-        ),
-        ("dinv_sqrt_sve",),
-        "normalized_x = x_sm * inv_sqrt_sve is a product: each factor's gradient is "
-        "dnormalized_x times the other factor. inv_sqrt_sve has one value per group, used by "
-        "every entry of it, so its gradient sums over the group (axis=axis, keepdims=True). "
-        "x_sm also feeds line 3: this line's part of dx_sm is dx_sm_via_normalized_x.",
-    ),
-    Step(
-        7,
-        (("dsqrt_sve", "-1.0 / sqrt_sve**2 * dinv_sqrt_sve"),),
-        ("dsqrt_sve",),
-        "inv_sqrt_sve = 1 / sqrt_sve: the derivative of 1/u is -1/u**2, times dinv_sqrt_sve.",
-    ),
-    Step(
-        6,
-        (("dsve", "0.5 / sqrt_sve * dsqrt_sve"),),
-        ("dsve",),
-        "sqrt_sve = sqrt(sve): the derivative of sqrt(u) is 1 / (2 sqrt(u)) = 0.5 / sqrt_sve, "
-        "times dsqrt_sve.",
-    ),
-    Step(
-        5,
-        (("dsample_var", "dsve"),),
-        ("dsample_var",),
-        "sve = sample_var + eps: adding a constant changes no gradient (eps is a "
-        "hyperparameter, not learned).",
-    ),
-    Step(
-        4,
-        (("dsq_xsm", "np.ones_like(sq_xsm) / n * dsample_var"),),
-        ("dsq_xsm",),
-        "sample_var = mean(sq_xsm) averages n entries: each entry gets 1/n of dsample_var.",
-    ),
-    Step(
-        3,
-        (
-            ("dx_sm_via_sq_xsm", "2.0 * x_sm * dsq_xsm"),
-            ("dx_sm", "dx_sm_via_normalized_x + dx_sm_via_sq_xsm"),
-        ),
-        ("dx_sm",),
-        "sq_xsm = x_sm ** 2: the derivative of u**2 is 2u. x_sm feeds two lines (3 and 8), so "
-        "dx_sm is the sum of both parts: dx_sm_via_normalized_x + dx_sm_via_sq_xsm.",
-    ),
-    Step(
-        2,
-        (
-            ("dx_via_x_sm", "dx_sm"),
-            ("dsample_mean", "-np.sum(dx_sm, axis=axis, keepdims=True)"),
-        ),
-        ("dsample_mean",),
-        "x_sm = x - sample_mean: x gets dx_sm unchanged and sample_mean gets minus it; "
-        "sample_mean has one value per group, so its gradient sums over the group.",
-    ),
-    Step(
-        1,
-        (
-            ("dx_via_sample_mean", "np.ones_like(x) / n * dsample_mean"),
-            ("dx", "dx_via_x_sm + dx_via_sample_mean"),
-        ),
-        ("dx",),
-        "sample_mean = mean(x) averages n entries: each x gets 1/n of dsample_mean. x feeds "
-        "lines 1 and 2, so dx is the sum of both parts: dx_via_x_sm + dx_via_sample_mean.",
-    ),
-)
+# Lines 8 to 1 undone, from the lesson's table.
+_MIDDLE = tuple(_undone(node, "") for node in reversed(NODES[:-2]))
 
 
 def backward_steps(skipped: tuple[str, ...], norm: Norm) -> tuple[Step, ...]:
