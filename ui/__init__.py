@@ -9,9 +9,11 @@
 - ui/lesson/   the guided path: the guide, exercises, predictions, the glossary expander
 - ui/export/   the files a student downloads: the bundle and the report
 - ui/live/     a live class: its store, joining, following the instructor, votes, the Class page
+- ui/streamlit_private/  every reach into Streamlit's private modules, each listed with why
 
 ui may import teaching and ln_core, never pages/ or app.py. Inside ui nothing imports in a
 circle: today lesson -> session -> server -> export -> draw, and entry is imported by lesson,
 session and server; live (over session, server and entry) draws nothing of ui.draw and only
-app.py and pages/ import it. The contracts in pyproject.toml ([tool.importlinter]) hold this.
+app.py and pages/ import it; streamlit_private imports nothing of the lab. The contracts in
+pyproject.toml ([tool.importlinter]) hold this.
 """

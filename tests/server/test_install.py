@@ -1,9 +1,6 @@
 """The install is reproducible: constraints.txt pins what CI tested, and every install uses it.
 
-Also guards what the launcher relies on: ui.server.launch switches a fresh server out of Streamlit's
-legacy pages-folder mode through a class attribute that is not public API. If an upgrade
-removes or renames it, the test below fails loudly instead of the dialog silently coming back
-(the cold-start test then checks the launcher's promise against the pinned Streamlit).
+What the lab takes from Streamlit's private parts is checked in test_streamlit_private.py.
 """
 
 from __future__ import annotations
@@ -67,22 +64,6 @@ def test_every_install_command_uses_the_constraints() -> None:
         installs = re.findall(r"pip install .*", (ROOT / script).read_text())
         assert installs, f"{script} installs nothing"
         assert all("-c constraints.txt" in line for line in installs), (script, installs)
-
-
-def test_streamlit_still_has_the_switch_the_launcher_sets() -> None:
-    from streamlit.runtime import pages_manager
-
-    from ui.server.launch import PAGES_SWITCH
-
-    source = Path(pages_manager.__file__).read_text()
-    assert hasattr(pages_manager.PagesManager, PAGES_SWITCH), (
-        f"Streamlit {metadata.version('streamlit')} has no PagesManager.{PAGES_SWITCH}: "
-        "ui/server/launch.py can no longer keep a fresh server out of the pages-folder mode"
-    )
-    # The attribute must still be what decides the mode, read before the first run.
-    assert f"PagesManager.{PAGES_SWITCH} is None" in source, (
-        f"PagesManager.{PAGES_SWITCH} no longer decides the pages-folder mode"
-    )
 
 
 def test_the_launcher_starts_without_a_warning() -> None:

@@ -32,14 +32,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
-
 from ui.live import connect
 from ui.live.rules import Refused
 from ui.live.store import Glance, Question, Store, StoreUnavailable
+from ui.streamlit_private import ClientState, Runtime, ThreadState, get_script_run_ctx
 
 LOOK_S = 0.05  # s between the thread's looks at the store
 AT_ONCE = 2  # woken runs going at a time in one process (see Waker)

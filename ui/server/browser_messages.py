@@ -28,10 +28,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamlit.proto.WidgetStates_pb2 import WidgetState
-from streamlit.runtime.app_session import AppSession
-from streamlit.runtime.state.common import WidgetMetadata, is_element_id
-from streamlit.runtime.state.session_state import Serialized, WStates
+from ui.streamlit_private import (
+    AppSession,
+    Serialized,
+    WidgetMetadata,
+    WidgetState,
+    WStates,
+    is_element_id,
+)
 
 _read = WStates.__getitem__
 _store = WStates.set_widget_from_proto

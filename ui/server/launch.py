@@ -5,23 +5,23 @@ app.py, Streamlit treats a fresh server as a legacy pages-folder app until app.p
 st.navigation once, and every link to a page opened before then (a class following one link in
 the same second) gets a "Page not found" dialog, with the right page rendered behind it.
 Declaring the app navigation-based before the server starts removes that dialog. The switch is
-Streamlit's class attribute `PagesManager.uses_pages_directory`, not a public API:
-tests/server/test_install.py fails if a Streamlit upgrade removes it.
+Streamlit's class attribute `PagesManager.uses_pages_directory`, not a public API (reach 1 of
+ui.streamlit_private, where tests/server/test_streamlit_private.py checks it). The server
+itself is `python -m streamlit run app.py`, run in this process so that the switch holds.
 
 And the libraries app.py imports first are imported here, before the server answers its health
 check: a class opening the link together on a fresh server (or on replicas, whose HAProxy starts
 once every process answers) then waits for no import (about 1.5 s of CPU), only for its pages.
 """
 
+import runpy
 import sys
-
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.web import cli
 
 # In app.py's order: what a browser's messages may change, the allocator, the heavy libraries.
 import ui.server.browser_messages
 import ui.server.server_memory
 import ui.server.warmup  # noqa: F401
+from ui.streamlit_private import PagesManager
 
 PAGES_SWITCH = "uses_pages_directory"
 
@@ -29,7 +29,7 @@ PAGES_SWITCH = "uses_pages_directory"
 def main() -> None:
     setattr(PagesManager, PAGES_SWITCH, False)
     sys.argv = ["streamlit", "run", "app.py", *sys.argv[1:]]
-    cli.main()
+    runpy.run_module("streamlit", run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ import pyarrow
 import segno
 import sqlalchemy  # noqa: F401  # the live class's store (ui/live/store.py), imported by app.py
 from PIL import Image
-from streamlit import dataframe_util
+
+from ui.streamlit_private import dataframe_util
 
 
 def _rehearse() -> None:
