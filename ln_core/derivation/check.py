@@ -23,7 +23,8 @@ from ln_core.audit.symbols import (
     values,
 )
 from ln_core.audit.verdict import judge
-from ln_core.derivation.mistakes import Mistake, known_mistakes
+from ln_core.derivation import slips
+from ln_core.derivation.mistakes import AUDIT_PAGE, Mistake, errata, known_mistakes
 from ln_core.derivation.probes import PROBES, Probe
 from ln_core.derivation.quantities import TARGETS, usable
 from ln_core.formula import Bounded, FormulaError, Node, evaluate_bounded, parse, to_latex
@@ -54,9 +55,13 @@ class Difference:
 
 @dataclass(frozen=True)
 class NamedMistake:
+    """name: the mistake in plain words; explanation: why it is one; page: where the lab
+    shows it; note: a document that makes the same mistake, and its words for it."""
+
     name: str
     explanation: str
     page: str
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ class DerivationCheck:
     yours: the verdict on the student's inputs alone. probes: each probe's verdict.
     exposed_by: the simplest input where the formula is wrong, with the entries that differ
     most there. right_on: the probes where a wrong formula still gives the true value.
-    mistake: the known mistake the formula makes, when it makes one.
+    mistake: the known mistake the formula makes, when it makes one. differs_most: for a
+    wrong formula that makes none, the right term its gap lines up with, in plain words.
     """
 
     target: str
@@ -83,6 +89,7 @@ class DerivationCheck:
     differences: tuple[Difference, ...] = ()
     right_on: tuple[str, ...] = ()
     mistake: NamedMistake | None = None
+    differs_most: str | None = None
 
 
 def model_for(with_eps: bool, scalar_gamma: bool) -> Model:
@@ -234,7 +241,7 @@ def _differences(formula: _Typed, entry: Entry, case: Case) -> tuple[Difference,
 
 def _makes(
     formula: _Typed,
-    index: int,
+    key: str,
     mistake: Mistake,
     model: Model,
     quantity: Quantity,
@@ -244,7 +251,7 @@ def _makes(
     as_mistake = Quantity(
         text=mistake.name, how=mistake.name, compute=mistake.value, scale=quantity.scale
     )
-    entry = _entry(formula, f"mistake-{index}", mistake.model or model, as_mistake)
+    entry = _entry(formula, f"mistake-{key}", mistake.model or model, as_mistake)
     seen = False
     for case in wrong:
         try:
@@ -255,6 +262,96 @@ def _makes(
             return False
         seen = seen or verdict == "correct"
     return seen
+
+
+# A slip's numbers and the student's agree to this fraction of the quantity's natural size,
+# beyond the formula's own round-off: slips differ from each other by a sizeable factor.
+SLIP_AGREEMENT = 1e-7
+# The student's own inputs are compared with the slips on at most this many vectors: enough to
+# tell the slips apart, and cheap at the page's cap.
+SLIP_VECTORS = 16
+
+
+def _compared(
+    formula: _Typed, quantity: Quantity, model: Model, case: Case
+) -> slips.Compared | None:
+    """The formula on `case` as the slips are compared with it; None where it cannot be
+    computed there."""
+    try:
+        st = case.setting(model)
+        yours = formula(st)
+        own = formula.round_off(st)
+    except (FormulaFailure, ValueError):
+        return None
+    scale = st.reference(quantity)[1].reshape(-1, *[1] * (np.ndim(st.x) - 1))
+    return slips.Compared(st, yours, SLIP_AGREEMENT * scale + own)
+
+
+def _shortened(case: Case) -> Case:
+    if case.x.shape[1] <= SLIP_VECTORS:
+        return case
+    return Case.stack(
+        [(case.x[0, :SLIP_VECTORS], case.gamma[0], case.beta[0], case.dout[0, :SLIP_VECTORS])],
+        case.eps,
+    )
+
+
+def _slip_name(slipped: slips.Slipped) -> NamedMistake:
+    names = [slip.name for slip in slipped.slips]
+    if len(names) == 1:
+        first, _, rest = names[0].partition(" ")
+        # A clause starting with a symbol (dμ, γ, x) keeps its case: Γ or Dμ is another name.
+        if first.isascii() and first.isalpha() and len(first) > 1:
+            first = first.capitalize()
+        name = f"{first} {rest}."
+    else:
+        name = f"Two slips: {names[0]}; and {names[1]}."
+    explanation = " ".join(slip.explanation for slip in slipped.slips)
+    return NamedMistake(name, explanation, "Stepper")
+
+
+def _named(
+    formula: _Typed,
+    target: str,
+    model: Model,
+    quantity: Quantity,
+    wrong: list[Case],
+    every: list[Case],
+) -> tuple[NamedMistake | None, str | None]:
+    """The mistake a wrong formula makes, in plain words first, with a document that makes
+    the same one as its note; or, when it makes none the lab knows, the right term its gap
+    lines up with."""
+
+    def first(key: str, mistakes: tuple[Mistake, ...]) -> Mistake | None:
+        return next(
+            (
+                m
+                for i, m in enumerate(mistakes)
+                if _makes(formula, f"{key}-{i}", m, model, quantity, wrong)
+            ),
+            None,
+        )
+
+    plain = first("plain", known_mistakes(target))
+    mistake = None if plain is None else NamedMistake(plain.name, plain.explanation, plain.page)
+    if mistake is None and target in slips.TERMS:
+        compared = [_compared(formula, quantity, model, _shortened(case)) for case in every]
+        slipped = slips.made_by(target, [c for c in compared if c is not None])
+        if slipped is not None:
+            mistake = _slip_name(slipped)
+    erratum = first("erratum", errata(target))
+    if erratum is not None:
+        if mistake is None:
+            mistake = NamedMistake(erratum.name, erratum.explanation, AUDIT_PAGE)
+        else:
+            note = f"{erratum.name} {erratum.explanation}"
+            mistake = NamedMistake(mistake.name, mistake.explanation, mistake.page, note)
+    differs_most = None
+    if mistake is None and (shown := _compared(formula, quantity, model, _shortened(wrong[0]))):
+        term = slips.differs_most(target, shown.setting, shown.yours)
+        if term is not None:
+            differs_most = f"{term.name}, {term.shown}"
+    return mistake, differs_most
 
 
 def _summary(
@@ -346,7 +443,7 @@ def check_formula(
         verdict = "correct"
     else:
         verdict = "cannot decide"
-    exposed_by, differences, right_on, mistake = None, (), (), None
+    exposed_by, differences, right_on, mistake, differs_most = None, (), (), None, None
     if verdict == "wrong":
         exposing = wrong[0] if wrong else own
         exposed_by = next((r.label for r in probes if r.verdict == "wrong"), "your inputs")
@@ -354,16 +451,7 @@ def check_formula(
         right_on = tuple(r.label for r in probes if r.verdict == "correct")
         if not wrong:
             wrong = [own]
-        found = next(
-            (
-                m
-                for i, m in enumerate(known_mistakes(target))
-                if _makes(formula, i, m, model, quantity, wrong)
-            ),
-            None,
-        )
-        if found is not None:
-            mistake = NamedMistake(found.name, found.explanation, found.page)
+        mistake, differs_most = _named(formula, target, model, quantity, wrong, [*cases, own])
     return DerivationCheck(
         target=target,
         text=text,
@@ -377,4 +465,5 @@ def check_formula(
         differences=differences,
         right_on=right_on,
         mistake=mistake,
+        differs_most=differs_most,
     )

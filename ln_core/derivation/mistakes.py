@@ -1,10 +1,10 @@
 """The known mistakes a wrong formula is compared with, so the lab can name the one it makes.
 
 Three sources, one shape (a value on a Setting): the "break the backward" bugs of
-ln_core.bugs; the five documents' errata (every audit entry with a correction, run in its
-document's model); and the slips below, written in the student's own grammar and run by the
-same evaluator. A formula makes a mistake when it gives the mistake's numbers wherever it is
-wrong.
+ln_core.bugs; the slips below, written in the student's own grammar and run by the same
+evaluator; and the five documents' errata (every audit entry with a correction, run in its
+document's model), which name a mistake by its document. A formula makes a mistake when it
+gives the mistake's numbers wherever it is wrong; the slips of one term are in slips.
 """
 
 from __future__ import annotations
@@ -219,13 +219,13 @@ def _generic(target: str) -> tuple[Mistake, ...]:
     return tuple(found)
 
 
-def _errata(target: str) -> tuple[Mistake, ...]:
-    """Every document line with a correction that claims this target's quantity."""
+def errata(target: str) -> tuple[Mistake, ...]:
+    """Every document line with a correction that claims this target's quantity, named by its
+    document: a student's formula that makes the same mistake gets it as a note."""
     wanted = {TARGETS[target].per_feature.how, TARGETS[target].scalar.how}
     return tuple(
         Mistake(
-            f"Document {entry.document}'s mistake ({DOCUMENTS[entry.document].name}, "
-            f"{entry.step}).",
+            f"The same mistake as {DOCUMENTS[entry.document].name} ({entry.step}).",
             entry.correction.mistake,
             AUDIT_PAGE,
             entry.formula,
@@ -237,6 +237,6 @@ def _errata(target: str) -> tuple[Mistake, ...]:
 
 
 def known_mistakes(target: str) -> tuple[Mistake, ...]:
-    """The mistakes a formula for `target` is compared with, most specific first."""
-    # A document's own erratum first: its explanation says where the document went wrong.
-    return (*_errata(target), *_NAMED.get(target, ()), *_generic(target))
+    """The mistakes with plain names a formula for `target` is compared with, most specific
+    first (the documents' errata are errata's; the slips of single terms are slips')."""
+    return (*_NAMED.get(target, ()), *_generic(target))

@@ -2,7 +2,9 @@
 
     expression := term (("+" | "-") term)*
     term       := signed (("*" | "/") signed | signed)*      a product may omit its sign: 2 γ x̂
-    signed     := ("-" | "+") signed | "Σ" term | power     Σ takes the product after it
+    signed     := ("-" | "+") signed | "Σ" (postfix | term) | power
+                                                        Σ takes the bracket right after it,
+                                                        else the product after it
     power      := postfix ("^" exponent)?                   x^2, x**-0.5, right to left
     exponent   := ("-" | "+") exponent | power
     postfix    := primary superscript*                      σ², s³, σ⁻¹
@@ -122,7 +124,9 @@ class _Parser:
             self.take()
             if not self.starts_factor() and not self.is_op("-"):
                 raise self.fail("syntax", "Σ needs something to sum after it.", self.token)
-            argument = self.term()
+            # Σ(…) sums the bracket, as sum(…) does: in Σ(dx̂ (x − μ)) 2(x − μ)/N the factor
+            # after the bracket is outside the sum. Without a bracket Σ takes the product.
+            argument = self.postfix() if self.token.kind == "open" else self.term()
             self.depth -= 1
             return self.made(Call(SUM, argument, token.position, argument.end))
         return self.sign(self.signed)

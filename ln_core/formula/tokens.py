@@ -34,6 +34,8 @@ OPERATORS = {
     "Σ": "Σ",
     "∑": "Σ",
 }
+# Fractions typed as one character (−½ Σ …, (σ² + ε)^(−½)), read as the number they are.
+FRACTIONS = {"½": "0.5", "¼": "0.25", "¾": "0.75"}
 OPENING = {"(": ")", "[": "]", "{": "}"}
 CLOSING = set(OPENING.values())
 SUPERSCRIPTS = {
@@ -125,6 +127,9 @@ def tokenize(text: str) -> list[Token]:
             i += 2
         elif c in OPERATORS:
             tokens.append(Token("op", OPERATORS[c], i, i + 1))
+            i += 1
+        elif c in FRACTIONS:
+            tokens.append(Token("number", FRACTIONS[c], i, i + 1))
             i += 1
         elif c in OPENING:
             tokens.append(Token("open", c, i, i + 1))

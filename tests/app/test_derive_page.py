@@ -183,3 +183,21 @@ def test_a_right_formula_that_cancels_at_a_large_offset_is_not_wrong(open_link):
     said = _said(lab)
     assert "misses the true value" not in said
     assert "right only on special inputs" not in said
+
+
+def test_a_slip_of_one_term_is_named_and_an_unknown_one_points_at_its_term(lab):
+    lab.open("Check your derivation")
+    _type(lab, "dxhat rstd + dvar (x−μ)/N + dmu/N")
+    assert "The mistake:** The 2 of 2(x − μ)/N is lost." in _said(lab)
+    _type(lab, "rstd (dxhat - mean(dxhat) - 1.3 x̂ mean(dxhat x̂))")
+    shown = [i.value for i in lab.at.main.info]
+    assert any("The part that differs is the variance term" in i for i in shown), shown
+
+
+def test_a_documents_mistake_is_a_note_under_its_plain_name(lab):
+    lab.open("Check your derivation")
+    lab.widget("selectbox", "The gradient your formula computes").set_value("dbeta")
+    lab.run()
+    _type(lab, "1 * dout")
+    assert "Leaves out the sum over the vectors." in _said(lab)
+    assert any(c.value.startswith("Note: The same mistake as") for c in lab.at.main.caption)

@@ -125,9 +125,27 @@ def test_a_documents_line_typed_by_a_student_gets_the_audits_verdict(entry_id):
     assert AUDIT[entry_id].verdict == BY_ID[entry_id].expected  # these inputs decide
     assert result.verdict == BY_ID[entry_id].expected, result.summary
     if result.verdict == "wrong":
-        # An erratum typed as a formula is named as that document's mistake.
+        # An erratum typed as a formula is named, in plain words where the lab has them,
+        # with the document's own words for it as a note.
         assert result.mistake is not None
-        assert result.mistake.explanation == BY_ID[entry_id].correction.mistake
+        said = f"{result.mistake.explanation} {result.mistake.note}"
+        assert BY_ID[entry_id].correction.mistake in said
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "name"),
+    [
+        ("004-10-dbeta", "Leaves out the sum over the vectors."),
+        ("000-dbeta-sum", "A 1/N too many."),
+        ("002-dx-bracket", "x where x̂ belongs inside the variance term's mean"),
+    ],
+)
+def test_an_erratum_is_named_plainly_with_the_document_as_a_note(entry_id, name):
+    target, text, with_eps, scalar = TYPED[entry_id]
+    mistake = _check(text, target, with_eps, scalar).mistake
+    assert mistake.name.startswith(name)
+    assert "Document" not in mistake.name
+    assert mistake.note.startswith("The same mistake as ")
 
 
 BUGS = {
@@ -393,3 +411,141 @@ def test_wrong_only_on_the_students_inputs_does_not_call_the_probes_special():
     assert all(p.verdict != "wrong" for p in result.probes)
     assert "right only on special inputs" not in result.summary
     assert "The probes give the true value" in result.summary
+
+
+# -- the slips of one term, each written three ways or more ------------------------------------
+
+# slip -> (words its name holds, the slip written as students do: (quantity, formula)).
+TERM_SLIPS = {
+    "a sign flipped inside one term": (
+        "sign of the",
+        [
+            ("dx", "rstd (dxhat - mean(dxhat) + x̂ mean(dxhat x̂))"),
+            ("dx", "dxhat rstd - dvar 2(x−μ)/N + dmu/N"),
+            ("dx", "-dxhat rstd + dvar 2 (x-μ)/N + dmu/N"),
+            ("dx", "rstd/N (N dxhat − Σ dxhat + x̂ Σ dxhat x̂)"),
+        ],
+    ),
+    "the variance where its square root belongs": (
+        "σ² + ε where its square root belongs",
+        [
+            ("dx", "1/(σ²+ε) (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))"),
+            ("dx", "dxhat/(σ²+ε) + dvar 2(x−μ)/N + dmu/N"),
+            ("dx", "rstd (dxhat - mean(dxhat)) - (x−μ)/(σ²+ε) rstd mean(dxhat x̂)"),
+            ("dx", "(N dxhat − Σ dxhat − x̂ Σ dxhat x̂)/(N (σ²+ε))"),
+        ],
+    ),
+    "1/N too many in one term": (
+        "1/N too many in",
+        [
+            ("dx", "rstd (dxhat - mean(dxhat)/N - x̂ mean(dxhat x̂))"),
+            ("dx", "dxhat rstd + dvar 2(x−μ)/N + dmu/N²"),
+            ("dx", "rstd (dxhat - mean(dxhat) - x̂ mean(dxhat x̂)/N)"),
+            ("dx", "rstd (dxhat - 1/N mean(dxhat) - x̂ mean(dxhat x̂))"),
+        ],
+    ),
+    "sums where means belong": (
+        "Sums where means belong",
+        [
+            ("dx", "rstd (dxhat - Σ dxhat - x̂ Σ dxhat x̂)"),
+            ("dx", "rstd (dxhat − sum(dxhat) − x̂ sum(dxhat x̂))"),
+            ("dx", "dxhat/√(σ²+ε) − Σ dxhat/√(σ²+ε) − x̂ Σ(dxhat x̂)/√(σ²+ε)"),
+        ],
+    ),
+    "dμ not divided by N": (
+        "dμ is not divided by N",
+        [
+            ("dx", "dxhat rstd + dvar 2(x−μ)/N + dmu"),
+            ("dx", "rstd (dxhat - Σ dxhat - x̂ mean(dxhat x̂))"),
+            ("dx", "dxhat/√(σ²+ε) + dvar·2(x−μ)/N − Σ dxhat/√(σ²+ε)"),
+        ],
+    ),
+    "the 2 of 2(x−μ)/N lost": (
+        "2 of 2(x − μ)/N is lost",
+        [
+            ("dx", "dxhat rstd + dvar (x−μ)/N + dmu/N"),
+            ("dx", "dxhat/√(σ²+ε) + dvar (x−μ)/N − mean(dxhat)/√(σ²+ε)"),
+            ("dx", "rstd (dxhat - mean(dxhat) - 1/2 x̂ mean(dxhat x̂))"),
+        ],
+    ),
+    "a factor 2 too many": (
+        "factor 2 too many",
+        [
+            ("dx", "dxhat rstd + 2 dvar 2(x−μ)/N + dmu/N"),
+            ("dx", "rstd (dxhat - mean(dxhat) - 2 x̂ mean(dxhat x̂))"),
+            ("dx", "2 dxhat rstd + dvar 2(x−μ)/N + dmu/N"),
+        ],
+    ),
+    "the ½ of dσ² dropped": (
+        "½ of dσ²",
+        [
+            ("dx", "dxhat rstd - Σ(dxhat (x−μ)) (σ²+ε)^(-3/2) 2(x−μ)/N + dmu/N"),
+            ("dx", "dxhat rstd + (−(σ²+ε)^(−3/2) Σ dxhat (x − μ)) · 2(x − μ)/N − mean(dxhat) rstd"),
+            ("dsample_var", "-(σ²+ε)^(-3/2) Σ dxhat (x − μ)"),
+        ],
+    ),
+    "γ forgotten in one term only": (
+        "is forgotten in the",
+        [
+            ("dx", "rstd (dxhat - mean(dy) - x̂ mean(dxhat x̂))"),
+            ("dx", "rstd (dy γ - mean(dy γ) - x̂ mean(dy x̂))"),
+            ("dx", "dy/√(σ²+ε) + dvar 2(x−μ)/N + dmu/N"),
+        ],
+    ),
+    "ε outside the root in dσ²": (
+        "ε is outside the root",
+        [
+            ("dx", "dxhat rstd − ½ Σ(dxhat (x−μ)) (σ+ε)^(-3) 2(x−μ)/N + dmu/N"),
+            ("dx", "rstd (dxhat - mean(dxhat)) - (x−μ)/(σ+ε)³ mean(dxhat (x−μ))"),
+            ("dsample_var", "-1/2 (σ+ε)^(-3) Σ dxhat (x − μ)"),
+        ],
+    ),
+    "μ and σ² treated as constants": (
+        "treated as constants",
+        [
+            ("dx", "dxhat/σ"),
+            ("dx", "dxhat rstd"),
+            ("dx", "dy γ / √(σ²+ε)"),
+        ],
+    ),
+    "x where x − μ belongs": (
+        "x where x − μ belongs",
+        [
+            ("dx", "dxhat rstd + dvar 2x/N + dmu/N"),
+            ("dx", "rstd (dxhat - mean(dxhat)) - x rstd³ mean(dxhat x)"),
+            ("dx", "dxhat rstd - 1/2 Σ(dxhat x) (σ²+ε)^(-3/2) 2(x−μ)/N + dmu/N"),
+            ("dsample_var", "-1/2 (σ²+ε)^(-3/2) Σ dxhat x"),
+        ],
+    ),
+    "two slips at once": (
+        "Two slips: ",
+        [
+            ("dx", "dxhat rstd + dvar (x−μ)/N + dmu"),
+            ("dx", "rstd (dxhat + mean(dxhat) + x̂ mean(dxhat x̂))"),
+            ("dx", "rstd (dy - mean(dxhat) - x̂ Σ dxhat x̂)"),
+        ],
+    ),
+}
+WRITTEN = [(slip, *form) for slip, (_, forms) in TERM_SLIPS.items() for form in forms]
+
+
+@pytest.mark.parametrize(("slip", "target", "text"), WRITTEN)
+def test_each_slip_of_one_term_is_named_however_it_is_written(slip, target, text):
+    result = _check(text, target)
+    assert result.error is None, result.error
+    assert result.verdict == "wrong" and result.mistake is not None, result.differs_most
+    assert TERM_SLIPS[slip][0] in result.mistake.name
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("rstd (dxhat - mean(dxhat) - 1.3 x̂ mean(dxhat x̂))", "the variance term"),
+        ("rstd (1.2 dxhat - mean(dxhat) - x̂ mean(dxhat x̂))", "the direct term"),
+        ("rstd (dxhat - mean(dxhat) - x̂ mean(dxhat x̂)) + 0.3 x", None),
+    ],
+)
+def test_a_wrong_formula_that_makes_no_known_slip_names_the_term_that_differs(text, part):
+    result = _check(text, "dx")
+    assert result.verdict == "wrong" and result.mistake is None
+    assert result.differs_most == part or result.differs_most.startswith(part)

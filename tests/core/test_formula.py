@@ -37,6 +37,9 @@ def _check(text: str):
             r"x - \left(D - \varepsilon\right)",
         ),
         ("Σ dy x̂ - 1", r"\sum_{j}\left(\mathrm{d}y \cdot \hat{x}\right) - 1"),
+        # A bracket right after Σ is what it sums, as for sum(…).
+        ("Σ(dy) x̂", r"\sum_{j}\left(\mathrm{d}y\right) \cdot \hat{x}"),
+        ("-½ x", r"-0.5 \cdot x"),
         ("x_i / N", r"\frac{x}{D}"),
         ("1e-5", r"1 \times 10^{-5}"),
     ],

@@ -67,6 +67,19 @@ def _differences(check: DerivationCheck) -> None:
     )
 
 
+def _unnamed(check: DerivationCheck) -> str:
+    """What the lab can say about a wrong formula that makes no mistake it knows."""
+    text = "It makes none of the slips the lab knows."
+    if check.differs_most is not None:
+        text += f" The part that differs is {plain(check.differs_most)}"
+        text += ": the gap is nearly a multiple of it. The table below shows on which entries."
+    else:
+        text += (
+            " The gap is spread over more than one part; the table below shows on which entries."
+        )
+    return text
+
+
 def draw(check: DerivationCheck) -> None:
     """The whole result, in reading order."""
     if check.latex is not None:
@@ -92,6 +105,10 @@ def draw(check: DerivationCheck) -> None:
             f"The page *{plain(check.mistake.page)}* shows it.",
             icon=":material/lightbulb:",
         )
+        if check.mistake.note:
+            st.caption(f"Note: {plain(check.mistake.note)}")
+    elif check.verdict == "wrong":
+        st.info(_unnamed(check), icon=":material/search:")
     _differences(check)
     # A list, not a table: a table's row is one line, and it cut every reason mid-sentence.
     with st.expander("Every input it was tried on"):
