@@ -34,6 +34,9 @@ PASS, FAIL, CANNOT_RESOLVE = "pass", "fail", "cannot resolve"
 # A pass must pin the true value to at least one significant digit: a bound above a tenth of
 # the true value's size cannot tell a right value from one that is off by its whole size.
 RESOLVE = 0.1
+# float64's 53 bits hold a little under 16 significant decimal digits: two values that agree
+# exactly are said to agree to all of them.
+DIGITS = 16
 
 
 def rel_error(candidate: np.ndarray, reference: np.ndarray) -> float:
@@ -59,6 +62,28 @@ def elementwise_rel_error(candidate: np.ndarray, reference: np.ndarray) -> np.nd
     return np.divide(gap, both, out=np.zeros_like(gap), where=gap > 0)
 
 
+def off_by(gap: float, size: float) -> float:
+    """gap / size: how far a value is off, as a fraction of the true value's size (0.33 is
+    "off by 33 %"). 0 when the gap is 0; inf when the true value is exactly 0 and the gap not."""
+    if gap == 0:
+        return 0.0
+    if size == 0:
+        return float("inf")
+    with np.errstate(over="ignore"):
+        return float(np.float64(gap) / np.float64(size))
+
+
+def agreeing_digits(gap: float, size: float) -> int:
+    """How many significant digits a value agrees to with the true one, `size` large, when they
+    are `gap` apart: floor(-log10(gap / size)), from 0 (off by 10 % or more, or any gap on a
+    true value of exactly 0) up to DIGITS (which a gap of exactly 0 gives)."""
+    fraction = off_by(gap, size)
+    if fraction == 0:
+        return DIGITS
+    with np.errstate(divide="ignore"):
+        return int(np.clip(np.floor(-np.log10(fraction)), 0, DIGITS))
+
+
 @dataclass(frozen=True)
 class Judgement:
     """A verdict under the rule of the module docstring, with the numbers that made it.
@@ -77,6 +102,16 @@ class Judgement:
     excess: float
     relative: float
     underflow: np.dtype | None = None
+
+    @property
+    def off_by(self) -> float:
+        """gap / size: the relative error a student reads ("off by 33 %"), see `off_by`."""
+        return off_by(self.gap, self.size)
+
+    @property
+    def digits(self) -> int:
+        """The significant digits candidate and reference agree to, see `agreeing_digits`."""
+        return agreeing_digits(self.gap, self.size)
 
     @property
     def resolution(self) -> float:

@@ -8,18 +8,19 @@ and a fact whose expected value rounding would swamp is "cannot resolve", with t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ln_core.jacobian_facts import JacobianFacts
 from ln_core.verdict import Judgement
 from teaching.verdicts import (
     AS_EXPECTED,
     CANNOT_RESOLVE,
-    FAIL,
     LARGE_OFFSET,
     PASS,
     Verdict,
-    judgement_reason,
+    agrees,
+    judged,
+    number,
     rounding_agreement,
 )
 
@@ -51,12 +52,15 @@ def _zero(checks: str, value: float, j: Judgement, why_zero: str, hint: str) -> 
     """A fact whose exact value is 0, judged against the rounding of the computed J."""
     expected = f"0 ({why_zero}), up to the rounding of the computed J"
     if j.status == PASS:
+        outcome = f"0 up to rounding ({number(value)}, {j.digits} digits below what a wrong J "
+        outcome += "would leave)."
         reason = (
-            f"{value:.1e} is rounding: within what rounding of J explains ({j.bound:.1e}), "
-            f"which is small against the {j.size:.1e} a wrong J would leave."
+            f"{number(value)} is rounding: within what rounding of J explains "
+            f"({number(j.bound)}), which is small against the {number(j.size)} a wrong J "
+            "would leave."
         )
-        return Verdict(checks, expected, PASS, reason)
-    return Verdict(checks, expected, j.status, judgement_reason(j, hint))
+        return Verdict(checks, expected, PASS, outcome, reason)
+    return replace(judged(checks, j, "the rounding of the computed J", hint), expected=expected)
 
 
 def _xhat(facts: JacobianFacts, eps: float, hint: str) -> Verdict:
@@ -67,28 +71,35 @@ def _xhat(facts: JacobianFacts, eps: float, hint: str) -> Verdict:
         return _zero(checks, facts.xhat_response, j, why, hint)
     expected_value = facts.xhat_response_expected
     expected = (
-        f"{expected_value:.1e}, eps's doing: γ x̂ / σ · eps / (var + eps); it would be 0 at eps = 0"
+        f"{number(expected_value)}, eps's doing: γ x̂ / σ · eps / (var + eps); it would be 0 at "
+        "eps = 0"
     )
     if j.status == PASS:
+        outcome = f"{number(facts.xhat_response)} is eps's doing, not a mistake ({agrees(j)})."
         reason = (
-            f"{facts.xhat_response:.1e} is eps's {expected_value:.1e}, not a mistake (gap "
-            f"{j.gap:.1e}, within what rounding of J explains, {j.bound:.1e})."
+            f"{number(facts.xhat_response)} is eps's {number(expected_value)}, not a mistake "
+            f"(gap {number(j.gap)}, within what rounding of J explains, {number(j.bound)})."
         )
-        return Verdict(checks, expected, AS_EXPECTED, reason)
+        return Verdict(checks, expected, AS_EXPECTED, outcome, reason)
     if j.status == CANNOT_RESOLVE and j.size == 0:
+        outcome = "eps's part is exactly 0 on this vector, so a wrong J would look the same."
         reason = (
             "eps's value is exactly 0 here (γ x̂ is 0, as when the entries are all equal), and "
             "J x̂ is then 0 for a wrong J as well: this vector cannot show eps's part."
         )
-        return Verdict(checks, expected, CANNOT_RESOLVE, reason)
+        return Verdict(checks, expected, CANNOT_RESOLVE, outcome, reason)
     if j.status == CANNOT_RESOLVE:
-        reason = (
-            f"{facts.xhat_response:.1e} is within what rounding of J explains "
-            f"({j.bound:.1e}) of eps's {expected_value:.1e}, but that rounding is not small "
-            f"against eps's value, so a J x̂ of 0 would look the same. {hint}"
+        outcome = (
+            f"eps's part, {number(expected_value)}, drowns in the rounding of J, so a J x̂ of 0 "
+            f"would look the same. {hint}"
         )
-        return Verdict(checks, expected, CANNOT_RESOLVE, reason)
-    return Verdict(checks, expected, FAIL, judgement_reason(j, hint))
+        reason = (
+            f"{number(facts.xhat_response)} is within what rounding of J explains "
+            f"({number(j.bound)}) of eps's {number(expected_value)}, but that rounding is not "
+            f"small against eps's value, so a J x̂ of 0 would look the same. {hint}"
+        )
+        return Verdict(checks, expected, CANNOT_RESOLVE, outcome, reason)
+    return replace(judged(checks, j, "the rounding of the computed J", hint), expected=expected)
 
 
 def _symmetry(facts: JacobianFacts, hint: str) -> Verdict:
@@ -97,8 +108,9 @@ def _symmetry(facts: JacobianFacts, hint: str) -> Verdict:
         why = "gamma is the same for every feature"
         return _zero(checks, facts.symmetry_error, facts.symmetry_judgement, why, hint)
     expected = "not 0: row i of J is scaled by gamma_i, and the gammas differ here"
-    reason = f"{facts.symmetry_error:.1e}: J is not symmetric, because gamma is not uniform."
-    return Verdict(checks, expected, AS_EXPECTED, reason)
+    outcome = "J is not symmetric, because gamma differs from feature to feature."
+    reason = f"max |J - Jᵀ| is {number(facts.symmetry_error)}: row i of J is scaled by gamma_i."
+    return Verdict(checks, expected, AS_EXPECTED, outcome, reason)
 
 
 def jacobian_verdicts(facts: JacobianFacts, eps: float, dtype: str) -> JacobianVerdicts:

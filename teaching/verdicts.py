@@ -28,11 +28,14 @@ LARGE_OFFSET = 1e3
 @dataclass(frozen=True)
 class Verdict:
     """checks: what is compared; expected: the value it should have; status: one of STATUSES;
-    reason: why this one has that status, with its numbers."""
+    outcome: what came out, in plain words and a number a student knows ("off by 33 %, far
+    beyond round-off", "agrees to 11 digits"), shown first; reason: why we can say so, with the
+    numbers behind it, shown one click away."""
 
     checks: str
     expected: str
     status: str
+    outcome: str
     reason: str
 
     @property
@@ -45,9 +48,41 @@ class Verdict:
         return f"Checks: {self.checks}. Expected: {self.expected}."
 
     @property
+    def headline(self) -> str:
+        """What a student reads first: the status and the outcome."""
+        return f"{self.status[:1].upper()}{self.status[1:]}: {self.outcome}"
+
+    @property
     def sentence(self) -> str:
-        """The caption under the metric: the status and why."""
-        return f"{self.status[:1].upper()}{self.status[1:]}: {self.reason}"
+        """The headline and the reason in one line, for a text with no fold (a download)."""
+        return f"{self.headline} Why we can say so: {self.reason}"
+
+
+def number(value: float) -> str:
+    """A number in a sentence: 3 significant digits (tables and tooltips keep every digit)."""
+    return f"{value:.3g}"
+
+
+def percent(fraction: float) -> str:
+    """A relative error as a student reads it: "33.3 %", "1.2e-05 %", or "120× its size"."""
+    if fraction >= 10:
+        return f"{number(fraction)}× its size"
+    return f"{number(100 * fraction)} %"
+
+
+def beyond(excess: float) -> str:
+    """How far beyond round-off a failing gap is, in words a student weighs at a glance."""
+    if excess >= 100:
+        return "far beyond round-off"
+    return f"{number(excess)}× what round-off can explain"
+
+
+def agrees(judgement: Judgement) -> str:
+    """How closely a passing value agrees: "agrees exactly" or "agrees to 11 digits"."""
+    if judgement.gap == 0:
+        return "agrees exactly"
+    digits = judgement.digits
+    return f"agrees to {digits} digit{'s' if digits != 1 else ''}"
 
 
 RULE = (
@@ -117,19 +152,41 @@ def underflow_reason(dtype: np.dtype) -> str:
     wider = " or use float64" if dtype == np.float32 else ""
     return (
         f"some values computed here fall below {dtype.name}'s smallest normal number, "
-        f"{float(np.finfo(dtype).tiny):.1e}, where round-off is no longer a small fraction of "
+        f"{number(float(np.finfo(dtype).tiny))}, where round-off is no longer a small fraction of "
         "each value, so no bound on it holds and a wrong value could look like a right one. "
         f"Scale dout up{wider}: every gradient scales with dout."
     )
 
 
+def judgement_outcome(judgement: Judgement, hint: str) -> str:
+    """A judgement's outcome in plain words, first; for a cannot resolve, what would resolve it."""
+    j = judgement
+    if j.status == FAIL:
+        return f"off by {percent(j.off_by)}, {beyond(j.excess)}."
+    if j.status == CANNOT_RESOLVE and j.underflow is not None:
+        dtype = np.dtype(j.underflow)
+        wider = " or use float64" if dtype == np.float32 else ""
+        return (
+            f"values here fall below {dtype.name}'s smallest normal number, where round-off has "
+            f"no bound. Scale dout up{wider}."
+        )
+    if j.status == CANNOT_RESOLVE:
+        if j.size == 0:
+            return f"the true value is exactly 0, so a wrong value would look the same. {hint}"
+        return (
+            f"round-off here could be {percent(j.resolution)} of the value, so a wrong value "
+            f"would look the same. {hint}"
+        )
+    return f"{agrees(j)}, within round-off."
+
+
 def judgement_reason(judgement: Judgement, hint: str) -> str:
-    """The reason for a judgement's status, with its numbers."""
+    """Why a judgement has its status, with its numbers."""
     j = judgement
     if j.status == FAIL:
         return (
-            f"the gap {j.gap:.1e} is {j.excess:.3g}× what round-off can explain there "
-            f"({j.bound:.1e}): more than rounding, so the value is wrong."
+            f"the gap {number(j.gap)} is {number(j.excess)}× what round-off can explain there "
+            f"({number(j.bound)}): more than rounding, so the value is wrong."
         )
     if j.status == CANNOT_RESOLVE and j.underflow is not None:
         return underflow_reason(j.underflow)
@@ -137,22 +194,29 @@ def judgement_reason(judgement: Judgement, hint: str) -> str:
         size = (
             "the value it is compared with is exactly 0"
             if j.size == 0
-            else f"the value it is compared with is only about {j.size:.1e}"
+            else f"the value it is compared with is only about {number(j.size)}"
         )
         return (
-            f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), but "
-            f"{size}, so a wrong value would fit within that bound just as well. {hint}"
+            f"the gap {number(j.gap)} is within what round-off can explain ({number(j.bound)}), "
+            f"but {size}, so a wrong value would fit within that bound just as well. {hint}"
         )
     return (
-        f"the gap {j.gap:.1e} is within what round-off can explain ({j.bound:.1e}), which is "
-        f"small against the value's size {j.size:.1e} (relative error {j.relative:.1e})."
+        f"the gap {number(j.gap)} is within what round-off can explain ({number(j.bound)}), "
+        f"which is small against the value's size {number(j.size)} (off by "
+        f"{percent(j.off_by)})."
     )
 
 
 def judged(checks: str, judgement: Judgement, why_bound: str, hint: str) -> Verdict:
     """A Verdict from ln_core.verdict's rule; why_bound: what the bound accounts for."""
     expected = f"a gap within what {why_bound} can explain"
-    return Verdict(checks, expected, judgement.status, judgement_reason(judgement, hint))
+    return Verdict(
+        checks,
+        expected,
+        judgement.status,
+        judgement_outcome(judgement, hint),
+        judgement_reason(judgement, hint),
+    )
 
 
 def numerical_agreement(checks: str, judgement: Judgement, dtype: str, hint: str) -> Verdict:
@@ -188,21 +252,23 @@ def caught(result: BugCheck, dtype: str) -> Verdict:
     )
     j, change = result.judgement, result.change
     if result.outcome == CAUGHT:
+        outcome = f"the buggy dx is off by {percent(j.off_by)}, {beyond(j.excess)}."
         reason = (
-            f"the buggy dx sits {j.gap:.1e} from central differences, {j.excess:.3g}× what "
-            f"round-off can explain there ({j.bound:.1e}): the check fails it."
+            f"the buggy dx sits {number(j.gap)} from central differences, {number(j.excess)}× "
+            f"what round-off can explain there ({number(j.bound)}): the check fails it."
         )
     elif result.outcome == CANNOT_TELL:
+        outcome = "the bug changes dx by less than this check can tell apart on these inputs."
         if change.status != FAIL:
             reason = (
-                f"the bug changes dx by at most {change.gap:.1e}, within what round-off can "
-                f"explain ({change.bound:.1e}): here it changes nothing measurable, so no check "
-                "could tell the buggy dx from the right one."
+                f"the bug changes dx by at most {number(change.gap)}, within what round-off can "
+                f"explain ({number(change.bound)}): here it changes nothing measurable, so no "
+                "check could tell the buggy dx from the right one."
             )
         elif not result.separable:
             reason = (
-                f"the bug changes dx by at most {change.excess:.3g}× what round-off can explain "
-                f"({change.bound:.1e}); the check cannot separate values closer than "
+                f"the bug changes dx by at most {number(change.excess)}× what round-off can "
+                f"explain ({number(change.bound)}); the check cannot separate values closer than "
                 f"{SEPARATION:g}× that, so here it can neither catch nor miss the bug."
             )
         else:
@@ -211,8 +277,11 @@ def caught(result: BugCheck, dtype: str) -> Verdict:
                 "miss the bug."
             )
     else:
-        reason = (
-            f"the bug changes dx by {change.gap:.1e}, more than round-off explains, yet the "
-            f"buggy dx sits within the check's bound ({j.bound:.1e}) of central differences."
+        outcome = (
+            f"the bug changes dx by {percent(change.off_by)}, yet the check passes the buggy dx."
         )
-    return Verdict(checks, expected, result.outcome, reason)
+        reason = (
+            f"the bug changes dx by {number(change.gap)}, more than round-off explains, yet the "
+            f"buggy dx sits within the check's bound ({number(j.bound)}) of central differences."
+        )
+    return Verdict(checks, expected, result.outcome, outcome, reason)

@@ -119,7 +119,7 @@ with stops_on_error():
             batch.dtype,
             hint,
         )
-        verdict_metric(name, f"{error:.1e}", verdict, col)
+        verdict_metric(name, error, verdict, col)
     st.caption(
         "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
         "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."

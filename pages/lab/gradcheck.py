@@ -3,13 +3,21 @@
 import streamlit as st
 
 from ln_core.bugs import CAUGHT, Bug
-from teaching.verdicts import RULE, caught, check_headline, gradient_verdict, resolving_inputs
+from teaching.verdicts import (
+    RULE,
+    caught,
+    check_headline,
+    gradient_verdict,
+    number,
+    resolving_inputs,
+)
 from ui.draw.figures import error_vs_step
 from ui.draw.matrix_view import draw_matrix
+from ui.draw.opening import opening
 from ui.draw.tables import CHECK_COLUMNS, bug_across_eps_table, bug_table, check_table
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.lesson.glossary import glossary_expander
+from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import affine_control, share, state
 from ui.session.picker import pick_vector
@@ -17,37 +25,40 @@ from ui.session.picker import pick_vector
 s = st.session_state
 EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is not negligible
 
-st.title("Gradient check")
-glossary_expander(("staged",), title="Words on this page")
-st.markdown(
-    "A central difference $\\frac{L(x + h) - L(x - h)}{2h}$ needs only the forward pass, so "
-    "it is an independent witness for the backward pass. The loss is "
-    "$L = \\sum dout \\odot y$, whose gradient is exactly what backward computes. "
-    "The relative error is $\\max|a - n| / \\max(|a| + |n|)$ per tensor."
+opening(
+    "Gradient check",
+    "Is the backward pass right? Each gradient it computes is set against central differences "
+    "$\\frac{L(x + h) - L(x - h)}{2h}$, which need only the forward pass.",
 )
 caps.enforce("gradcheck")
-
-st.caption(
-    f"{RULE} In the tables, each entry's relative error is labelled tiny, small or large: not "
-    "a verdict, but where a tensor's error comes from (an entry whose exact gradient is near 0 "
-    "can show a large relative error in a tensor that passes)."
-)
 MAX_GROUP = affine_control.PAGES["gradcheck"]
+# The result comes first on the screen; its options and how the check works follow it.
+result = st.container(key="main_figure")
+with st.expander("How the check works, and the words on this page"):
+    st.markdown(
+        "A central difference is an independent witness for the backward pass. The loss is "
+        "$L = \\sum dout \\odot y$, whose gradient is exactly what backward computes. The "
+        "relative error is $\\max|a - n| / \\max(|a| + |n|)$ per tensor."
+    )
+    st.caption(
+        f"{RULE} In the tables, each entry's relative error is labelled tiny, small or large: "
+        "not a verdict, but where a tensor's error comes from (an entry whose exact gradient is "
+        "near 0 can show a large relative error in a tensor that passes)."
+    )
+    glossary_list(("staged",))
 affine_control.draw(MAX_GROUP)
 
-with stops_on_error():
+with result, stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
-    st.header(f"{check_headline(check)} (step h = {check.h:.2e}, {inputs.dtype})")
+    st.header(f"{check_headline(check)} (step h = {number(check.h)}, {inputs.dtype})")
     verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
-    for tensor in check.unresolved:
-        st.info(f"{tensor}: {verdicts[tensor].sentence}", icon=":material/blur_on:")
     cols = st.columns(3)
     for col, tensor in zip(cols, check.tensors, strict=False):
         error = check.errors["backward"][tensor]
         verdict = verdicts[tensor]
-        verdict_metric(f"{tensor}: {verdict.status}", f"{error:.1e}", verdict, col)
+        verdict_metric(f"{tensor}: {verdict.status}", error, verdict, col)
     tabs = st.tabs(list(check.tensors))
     for tab, tensor in zip(tabs, check.tensors, strict=True):
         with tab:
@@ -111,9 +122,9 @@ def break_the_backward(index: tuple[int, ...]) -> None:
         cols = st.columns(2)
         cols[0].metric(
             "buggy dx relative error",
-            f"{result.judgement.relative:.1e}",
+            number(result.judgement.relative),
             help="The buggy backward's dx against central differences, on the vector chosen "
-            "above: the gap the check judges.",
+            f"above: the gap the check judges. Value: {result.judgement.relative!r}.",
         )
         verdict_metric("caught by the check", verdict.status, verdict, cols[1])
         if result.outcome != CAUGHT:

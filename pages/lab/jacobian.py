@@ -81,10 +81,10 @@ def one_vector() -> None:
         st.header("What J must satisfy, computed live")
         verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
         cols = st.columns(4)
-        verdict_metric("max |J @ 1|", f"{facts.ones_response:.1e}", verdicts.ones, cols[0])
-        verdict_metric("max |J @ x_hat|", f"{facts.xhat_response:.1e}", verdicts.xhat, cols[1])
-        verdict_metric("max |J - J^T|", f"{facts.symmetry_error:.1e}", verdicts.symmetry, cols[2])
-        verdict_metric("dout @ J vs backward's dx", f"{facts.dx_error:.1e}", verdicts.dx, cols[3])
+        verdict_metric("max |J @ 1|", facts.ones_response, verdicts.ones, cols[0])
+        verdict_metric("max |J @ x_hat|", facts.xhat_response, verdicts.xhat, cols[1])
+        verdict_metric("max |J - J^T|", facts.symmetry_error, verdicts.symmetry, cols[2])
+        verdict_metric("dout @ J vs backward's dx", facts.dx_error, verdicts.dx, cols[3])
         if not facts.gamma_uniform:
             st.caption(
                 "gamma is not uniform here, so J is not symmetric: row i is scaled by gamma_i. "

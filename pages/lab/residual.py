@@ -37,7 +37,7 @@ with stops_on_error():
             inputs.dtype,
             hint,
         )
-        verdict_metric(f"{name} vs numerical", f"{judgement.relative:.1e}", verdict, col)
+        verdict_metric(f"{name} vs numerical", judgement.relative, verdict, col)
     index = pick_vector(inputs.x.shape)
     parts = {
         "through the skip (= dz)": grads.dx_skip[index],

@@ -40,6 +40,11 @@ def test_a_dry_run_of_the_list_meets_no_conflict_on_this_machine() -> None:
         if os.environ.get("LNLAB_REQUIRE_BROWSER") == "1":
             pytest.fail("no apt-get on a CI machine", pytrace=False)
         pytest.skip("no apt-get here (not a Debian machine)")
-    dry = subprocess.run(["apt-get", "install", "-s", *_packages()], capture_output=True,
-                         text=True, timeout=120, check=False)
+    dry = subprocess.run(
+        ["apt-get", "install", "-s", *_packages()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert dry.returncode == 0, dry.stdout[-2000:] + dry.stderr[-2000:]

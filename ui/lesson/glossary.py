@@ -14,7 +14,12 @@ def spelled_out(names: Iterable[str]) -> str:
     return "; ".join(f"`{name}`: {meaning(name)}" for name in names)
 
 
+def glossary_list(names: Iterable[str] | None = None) -> None:
+    """A list of names (default: every name) with their plain meaning."""
+    st.markdown("\n".join(f"- `{n}`: {meaning(n)}" for n in (names or MEANINGS)))
+
+
 def glossary_expander(names: Iterable[str] | None = None, title: str = "What the names mean"):
     """A folded list of names (default: every name) with their plain meaning."""
     with st.expander(title, icon=":material/menu_book:"):
-        st.markdown("\n".join(f"- `{n}`: {meaning(n)}" for n in (names or MEANINGS)))
+        glossary_list(names)
