@@ -54,6 +54,9 @@ with result, stops_on_error():
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
     st.header(f"{check_headline(check)} (step h = {number(check.h)}, {inputs.dtype})")
     verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
+    # What would resolve it, where it shows at once (the reasoning stays under the metric).
+    for tensor in check.unresolved:
+        st.info(f"{tensor}: {verdicts[tensor].headline}", icon=":material/blur_on:")
     cols = st.columns(3)
     for col, tensor in zip(cols, check.tensors, strict=False):
         error = check.errors["backward"][tensor]
