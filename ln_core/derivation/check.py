@@ -316,7 +316,8 @@ def _named(
     model: Model,
     quantity: Quantity,
     wrong: list[Case],
-    every: list[Case],
+    probes: list[Case],
+    own: Case,
 ) -> tuple[NamedMistake | None, str | None]:
     """The mistake a wrong formula makes, in plain words first, with a document that makes
     the same one as its note; or, when it makes none the lab knows, the right term its gap
@@ -335,8 +336,9 @@ def _named(
     plain = first("plain", known_mistakes(target))
     mistake = None if plain is None else NamedMistake(plain.name, plain.explanation, plain.page)
     if mistake is None and target in slips.TERMS:
-        compared = [_compared(formula, quantity, model, _shortened(case)) for case in every]
-        slipped = slips.made_by(target, [c for c in compared if c is not None])
+        compared = [_compared(formula, quantity, model, case) for case in probes]
+        theirs = _compared(formula, quantity, model, _shortened(own))
+        slipped = slips.made_by(target, [c for c in compared if c is not None], theirs)
         if slipped is not None:
             mistake = _slip_name(slipped)
     erratum = first("erratum", errata(target))
@@ -451,7 +453,7 @@ def check_formula(
         right_on = tuple(r.label for r in probes if r.verdict == "correct")
         if not wrong:
             wrong = [own]
-        mistake, differs_most = _named(formula, target, model, quantity, wrong, [*cases, own])
+        mistake, differs_most = _named(formula, target, model, quantity, wrong, cases, own)
     return DerivationCheck(
         target=target,
         text=text,

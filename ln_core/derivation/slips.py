@@ -111,6 +111,7 @@ class Slipped:
     slips: tuple[Slip, ...]
 
     def recipes(self) -> tuple[Recipe, ...]:
+        """Each term's recipe with the slips applied."""
         recipes = [Recipe() for _ in self.terms]
         for slip in self.slips:
             for change in slip.changes:
@@ -119,7 +120,7 @@ class Slipped:
 
 
 def _mean(st: Setting, a: np.ndarray) -> np.ndarray:
-    return st.group_sum(np.broadcast_to(a, st.x.shape)) / st.n
+    return st.group_sum(a) / st.n
 
 
 def _upstream(st: Setting, recipe: Recipe) -> np.ndarray:
@@ -372,8 +373,19 @@ SLIPS: dict[str, tuple[Slip, ...]] = {
 }
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """Every slipped formula of one target, in the order they are tried, and how each is
+    built: recipes[t] lists the distinct recipes of term t, chosen[t][k] the one candidate k
+    uses, so each distinct term is computed once per Setting and every candidate at once."""
+
+    slipped: tuple[Slipped, ...]
+    recipes: tuple[tuple[Recipe, ...], ...]
+    chosen: tuple[np.ndarray, ...]
+
+
 @cache
-def candidates(target: str) -> tuple[Slipped, ...]:
+def candidates(target: str) -> Candidates:
     """Every slip of `target`'s terms, then every two of them that change different things
     (a sign and a 1/N in one term go together; two roots for one term do not)."""
     slips = SLIPS.get(target, ())
@@ -382,23 +394,11 @@ def candidates(target: str) -> tuple[Slipped, ...]:
     pairs = tuple(
         Slipped(terms, (a, b)) for a, b in combinations(slips, 2) if not a.touches() & b.touches()
     )
-    return single + pairs
-
-
-Made = dict[tuple[int, int, Recipe], np.ndarray]
-
-
-def value(slipped: Slipped, st: Setting, made: Made) -> np.ndarray:
-    """The slipped formula's numbers on `st`; `made` keeps each term's value by its recipe
-    (keyed by the Setting's identity too), so the many candidates share their terms."""
-    total = np.zeros(())
-    for index, (term, recipe) in enumerate(zip(slipped.terms, slipped.recipes(), strict=True)):
-        key = (id(st), index, recipe)
-        if key not in made:
-            with np.errstate(all="ignore"):
-                made[key] = term.value(st, recipe)
-        total = total + made[key]
-    return total
+    slipped = single + pairs
+    built = [s.recipes() for s in slipped]
+    recipes = tuple(tuple(dict.fromkeys(b[t] for b in built)) for t in range(len(terms)))
+    chosen = tuple(np.array([recipes[t].index(b[t]) for b in built]) for t in range(len(terms)))
+    return Candidates(slipped, recipes, chosen)
 
 
 @dataclass(frozen=True)
@@ -411,18 +411,46 @@ class Compared:
     tolerance: np.ndarray
 
 
-def made_by(target: str, compared: list[Compared]) -> Slipped | None:
-    """The first candidate whose numbers are the student's on every compared Setting."""
-    made: Made = {}
-    for slipped in candidates(target):
-        for c in compared:
-            theirs = value(slipped, c.setting, made)
-            with np.errstate(all="ignore"):
-                gap = np.abs(c.yours - theirs)
-            if not np.all(gap <= c.tolerance):  # NaN or inf: not this slip
-                break
-        else:
-            return slipped
+def _terms(found: Candidates, terms: tuple[Term, ...], st: Setting) -> list[np.ndarray]:
+    """Each term's distinct recipes on `st`, stacked on a leading axis. A recipe's factor
+    scales its term, so the term is computed once per way of writing it."""
+    stacks = []
+    with np.errstate(all="ignore"):
+        for t, term in enumerate(terms):
+            written: dict[Recipe, np.ndarray] = {}
+            scaled = []
+            for r in found.recipes[t]:
+                plain = replace(r, times=1.0, per_n=0)
+                if plain not in written:
+                    written[plain] = term.value(st, plain)
+                scaled.append(written[plain] * r.factor(st))
+            stacks.append(np.stack(scaled))
+    return stacks
+
+
+def _agree(
+    found: Candidates, stacks: list[np.ndarray], c: Compared, which: np.ndarray
+) -> np.ndarray:
+    """For the candidates `which` (indices), whether each gives the student's numbers on c."""
+    with np.errstate(all="ignore"):
+        total = sum(stack[found.chosen[t][which]] for t, stack in enumerate(stacks))
+        gap = np.abs(c.yours - total)
+        # NaN or inf compares False: not this slip.
+        return np.all(gap <= c.tolerance, axis=tuple(range(1, gap.ndim)))
+
+
+def made_by(target: str, probes: list[Compared], own: Compared | None) -> Slipped | None:
+    """The first candidate whose numbers are the student's on every probe, all candidates
+    compared at once (the probes are small), then on the student's own inputs, one at a time
+    among those left (they may be large)."""
+    found, terms = candidates(target), TERMS.get(target, ())
+    which = np.arange(len(found.slipped))
+    for c in probes:
+        which = which[_agree(found, _terms(found, terms, c.setting), c, which)]
+    stacks = None if own is None or not len(which) else _terms(found, terms, own.setting)
+    for k in which:
+        if own is None or _agree(found, stacks, own, np.array([k]))[0]:
+            return found.slipped[k]
     return None
 
 
