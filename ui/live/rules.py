@@ -1,8 +1,9 @@
 """Who may do what in a live class, and the limits: pure rules, no database, no Streamlit.
 
 A join code is 8 characters from an alphabet without look-alikes (no 0/O, 1/I/L): 31**8 is
-about 8.5e11 codes, and failed joins are rate-limited per browser and for the whole server, so
-guessing a live class's code is hopeless. The instructor's secret is 32 random bytes; only its
+about 8.5e11 codes, so guessing a live class's code is hopeless; wrong codes are rate-limited
+per browser, counted only once a code is known to be wrong, so no limit ever refuses a right
+code or a student of the class. The instructor's secret is 32 random bytes; only its
 sha256 is stored, so a copy of the database cannot steer a class.
 """
 
@@ -30,8 +31,6 @@ class Limits:
 
     joins_failed_per_browser: int = 5
     joins_failed_per_browser_s: float = 600.0
-    joins_failed_all: int = 100
-    joins_failed_all_s: float = 60.0
     votes_per_browser: int = 6
     votes_per_browser_s: float = 10.0
 

@@ -1,6 +1,8 @@
 """The live class's tables (SQLAlchemy Core): the same schema on SQLite and PostgreSQL.
 
 Times are seconds since the epoch (floats), so both databases store and compare them alike.
+Columns added after a database was first created are nullable: the store adds what an older
+database lacks (store._add_missing_columns), so a class's file outlives an upgrade.
 One vote per browser per round is the database's own rule (`one_vote_per_round`), not only
 the app's: two replicas racing to record the same student's vote cannot both succeed.
 """
@@ -36,6 +38,10 @@ classes = Table(
     Column("follow_version", Integer, nullable=False, default=0),
     Column("follow_page", String(64), nullable=False, default=""),
     Column("follow_query", Text, nullable=False, default=""),
+    # The class size the instructor expects (None: not said), and whether a browser beyond it
+    # is refused: one person opening many browsers would otherwise vote many times.
+    Column("expected", Integer),
+    Column("capped", Boolean),
 )
 
 members = Table(

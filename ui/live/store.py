@@ -15,18 +15,34 @@ StoreUnavailable. Statements are built with SQLAlchemy Core: all values are boun
 
 SQLite runs in WAL mode with synchronous=FULL, so a vote whose commit returned survives its
 process being killed, and writers take the lock up front (BEGIN IMMEDIATE) so that processes
-sharing the file queue instead of failing.
+sharing the file queue instead of failing, for BUSY_MS at most (PostgreSQL's lock_timeout is
+the same): a database locked by something else is said within a second. A SQLite file deleted
+or replaced under the running server is said too (Store.replaced).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-from sqlalchemy import Connection, Engine, create_engine, delete, event, func, insert, select, text
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Row,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    inspect,
+    select,
+    text,
+)
 from sqlalchemy import update as sql_update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -35,6 +51,11 @@ from ui.live.rules import Limits, Refused
 from ui.live.schema import attempts, classes, members, metadata, questions, rounds, votes
 
 _WRITE = "lnlab_write"
+MAX_CLASS = 2000  # students a class may expect
+# ms a SQLite statement waits for another writer: a vote takes a few ms, so a wait this long
+# is a file locked by something else, said within a second instead of freezing a click.
+BUSY_MS = 800
+OPENING_MS = 60_000
 
 
 class StoreUnavailable(Exception):
@@ -104,6 +125,8 @@ class Status:
     members: int
     question: Question | None
     counts: dict[int, tuple[int, ...]]  # round -> votes per option (shown only once revealed)
+    expected: int | None = None  # the class size the instructor said, if they did
+    capped: bool = False  # browsers beyond `expected` are refused
 
 
 class Store:
@@ -115,22 +138,62 @@ class Store:
         self.limits, self.clock = limits or Limits(), clock
         self.engine = _engine(url)
         self._writer = self.engine.execution_options(**{_WRITE: True})
-        with self._write() as conn:
-            if self.engine.dialect.name == "postgresql":
-                # Replicas starting together would race to create the same tables.
-                conn.execute(text("SELECT pg_advisory_xact_lock(22022)"))
-            metadata.create_all(conn)
+        self._file = _sqlite_file(self.engine)
+        self._file_id: tuple[int, int] | None = None
+        with _reachable(), self._writer.connect() as opening:
+            if self._file is not None:
+                # Processes starting together queue to create the tables, however long a busy
+                # machine keeps one of them: this is a start, not a student's click.
+                opening.connection.driver_connection.execute(f"PRAGMA busy_timeout={OPENING_MS}")
+            with opening.begin():
+                if self.engine.dialect.name == "postgresql":
+                    # Replicas starting together would race to create the same tables.
+                    opening.execute(text("SELECT pg_advisory_xact_lock(22022)"))
+                metadata.create_all(opening)
+                _add_missing_columns(opening)
+            if self._file is not None:
+                opening.connection.driver_connection.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        if self._file is not None:
+            self._file_id = _file_id(self._file)
 
     def close(self) -> None:
         self.engine.dispose()
 
+    def _same_file(self) -> None:
+        """A SQLite file deleted or replaced under the running server is said, not written
+        past: its open connections would go on writing to the old file, lost at their close,
+        and a restart would silently open an empty one."""
+        if self._file_id is None:
+            return
+        try:
+            now = _file_id(self._file)
+        except FileNotFoundError:
+            raise StoreUnavailable(
+                f"the class's database file {self._file} was deleted while the lab ran"
+            ) from None
+        if now != self._file_id:
+            raise StoreUnavailable(
+                f"the class's database file {self._file} was replaced while the lab ran"
+            )
+
+    @property
+    def replaced(self) -> bool:
+        """Whether the SQLite file this store opened is no longer there (see _same_file)."""
+        try:
+            self._same_file()
+        except StoreUnavailable:
+            return True
+        return False
+
     @contextmanager
     def _write(self) -> Iterator[Connection]:
+        self._same_file()
         with _reachable(), self._writer.begin() as conn:
             yield conn
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
+        self._same_file()
         with _reachable(), self.engine.connect() as conn:
             yield conn
 
@@ -279,15 +342,31 @@ class Store:
                 sql_update(classes).where(classes.c.id == class_id).values(ended_at=self.clock())
             )
 
+    def size(self, code: str, secret: str, expected: int | None, capped: bool) -> None:
+        """Say how many students the class expects (None: not said), and whether browsers
+        beyond that are refused (members already in stay)."""
+        if expected is not None and not 1 <= expected <= MAX_CLASS:
+            raise Refused(f"A class size is a whole number from 1 to {MAX_CLASS}.")
+        with self._write() as conn:
+            class_id = self._own_class(conn, code, secret)
+            conn.execute(
+                sql_update(classes)
+                .where(classes.c.id == class_id)
+                .values(expected=expected, capped=capped and expected is not None)
+            )
+
     def status(self, code: str, secret: str) -> Status:
         with self._read() as conn:
             class_id = self._own_class(conn, code, secret)
             joined = conn.execute(
                 select(func.count()).select_from(members).where(members.c.class_id == class_id)
             ).scalar_one()
+            size = conn.execute(
+                select(classes.c.expected, classes.c.capped).where(classes.c.id == class_id)
+            ).one()
             current = self._current(conn, class_id)
             counts = {} if current is None else self._counts(conn, current)
-            return Status(joined, current, counts)
+            return Status(joined, current, counts, size.expected, bool(size.capped))
 
     def _counts(self, conn: Connection, question: Question) -> dict[int, tuple[int, ...]]:
         rows = conn.execute(
@@ -341,45 +420,65 @@ class Store:
         return conn.execute(query.select_from(attempts)).scalar_one()
 
     def join(self, code_text: str, browser: str) -> str:
-        """A browser joins the class with this code; returns the code in its stored form."""
+        """A browser joins the class with this code; returns the code in its stored form.
+
+        The code is looked up first: a running class's code always lets its members back in,
+        and anyone else while the class has room; only a code known to be wrong counts
+        against the browser's limit, so a flood of wrong codes refuses nobody else.
+        """
         rules.check_browser_id(browser)
         lim = self.limits
-        refusal = None
+        try:
+            code, refusal = rules.read_code(code_text), None
+        except Refused as err:
+            code, refusal = "", str(err)
         with self._write() as conn:
-            mine = self._recent(conn, "join_failed", browser, lim.joins_failed_per_browser_s)
-            everyone = self._recent(conn, "join_failed", None, lim.joins_failed_all_s)
-            if mine >= lim.joins_failed_per_browser:
-                refusal = "Too many wrong join codes from this browser; wait ten minutes."
-            elif everyone >= lim.joins_failed_all:
-                refusal = "Too many wrong join codes on this server just now; try in a minute."
+            row = conn.execute(
+                select(classes.c.id, classes.c.ended_at, classes.c.expected, classes.c.capped)
+                .where(classes.c.code == code)
+            ).first()  # fmt: skip
+            if row is not None and row.ended_at is not None:
+                refusal = "This class has ended."  # its students reopening the lab: no guess
+            elif row is not None:
+                refusal = self._admit(conn, row, browser)
+            elif self._recent(conn, "join_failed", browser, lim.joins_failed_per_browser_s) >= (
+                lim.joins_failed_per_browser
+            ):
+                refusal = (
+                    "Too many wrong join codes from this browser; check the code with your "
+                    "instructor (the right one always works)."
+                )
             else:
-                try:
-                    code = rules.read_code(code_text)
-                    row = conn.execute(
-                        select(classes.c.id, classes.c.ended_at).where(classes.c.code == code)
-                    ).first()
-                except Refused as err:
-                    row, refusal = None, str(err)
-                if row is None or row.ended_at is not None:
-                    refusal = refusal or "No class is running with this join code."
-                    conn.execute(
-                        insert(attempts).values(kind="join_failed", who=browser, at=self.clock())
-                    )
-                else:
-                    known = conn.execute(
-                        select(members.c.browser).where(
-                            members.c.class_id == row.id, members.c.browser == browser
-                        )
-                    ).first()
-                    if known is None:
-                        conn.execute(
-                            insert(members).values(
-                                class_id=row.id, browser=browser, joined_at=self.clock()
-                            )
-                        )
+                conn.execute(
+                    insert(attempts).values(kind="join_failed", who=browser, at=self.clock())
+                )
+                refusal = refusal or "No class is running with this join code."
         if refusal:
             raise Refused(refusal)
         return code
+
+    def _admit(self, conn: Connection, row: Row, browser: str) -> str | None:
+        """Add the browser to the running class `row` unless it is full; the refusal if so."""
+        known = conn.execute(
+            select(members.c.browser).where(
+                members.c.class_id == row.id, members.c.browser == browser
+            )
+        ).first()
+        if known is not None:
+            return None
+        if row.capped and row.expected is not None:
+            joined = conn.execute(
+                select(func.count()).select_from(members).where(members.c.class_id == row.id)
+            ).scalar_one()
+            if joined >= row.expected:
+                return (
+                    f"This class is full: the instructor admits {row.expected} students. "
+                    "If you are one of them, tell your instructor."
+                )
+        conn.execute(
+            insert(members).values(class_id=row.id, browser=browser, joined_at=self.clock())
+        )
+        return None
 
     def glance(self, code: str) -> Glance:
         with self._read() as conn:
@@ -504,7 +603,31 @@ def _reachable() -> Iterator[None]:
     except IntegrityError:
         raise
     except DBAPIError as err:
-        raise StoreUnavailable(str(err.orig or err).splitlines()[0][:200]) from err
+        said = str(err.orig or err).splitlines()[0][:200]
+        if "locked" in said or "lock timeout" in said:
+            said = f"its database stayed locked by another program for {BUSY_MS / 1000:g} s"
+        raise StoreUnavailable(said) from err
+
+
+def _add_missing_columns(conn: Connection) -> None:
+    """Add the columns a database made by an older lab lacks (all such columns are nullable)."""
+    found = inspect(conn)
+    for table in metadata.sorted_tables:
+        have = {column["name"] for column in found.get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in have:
+                kind = column.type.compile(dialect=conn.dialect)
+                conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))
+
+
+def _sqlite_file(engine: Engine) -> Path | None:
+    name = engine.url.database if engine.dialect.name == "sqlite" else None
+    return Path(name).resolve() if name and name != ":memory:" else None
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
 
 
 def _engine(url: str) -> Engine:
@@ -512,16 +635,16 @@ def _engine(url: str) -> Engine:
         # A database host that does not answer fails in seconds, not at the TCP timeout.
         return create_engine(
             url, pool_pre_ping=True, pool_size=5, max_overflow=5,
-            connect_args={"connect_timeout": 5},
+            connect_args={"connect_timeout": 5, "options": f"-c lock_timeout={BUSY_MS}"},
         )  # fmt: skip
-    engine = create_engine(url, connect_args={"timeout": 30})
+    engine = create_engine(url, connect_args={"timeout": BUSY_MS / 1000})
 
     @event.listens_for(engine, "connect")
     def _setup(dbapi_connection, _record) -> None:
         # The driver's own transaction handling off: BEGIN is emitted below instead.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        for pragma in ("journal_mode=WAL", "synchronous=FULL", "busy_timeout=30000"):
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", f"busy_timeout={BUSY_MS}"):
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
 
