@@ -261,6 +261,16 @@ def test_link_control_characters_are_shown_as_escapes(open_link, key):
     assert "1\\x00\\t2" in re.sub(r"\\(.)", r"\1", warning.replace("\u2060", "")), warning
 
 
+@pytest.mark.parametrize("bidi", ["\u202e", "\u202a", "\u2067", "\u2069", "\u200f", "\u061c"])
+def test_link_bidi_controls_are_shown_as_escapes_not_reordering_the_sentence(open_link, bidi):
+    lab = open_link({"seed": f"1{bidi}2"})
+    _assert_safe(lab)
+    (warning,) = [w.value for w in lab.at.warning]
+    assert bidi not in warning, f"U+{ord(bidi):04X} would reorder the app's own sentence"
+    escape = bidi.encode("unicode_escape").decode("ascii")
+    assert f"1{escape}2" in re.sub(r"\\(.)", r"\1", warning.replace("\u2060", "")), warning
+
+
 @pytest.mark.parametrize(
     ("params", "problems"),
     [

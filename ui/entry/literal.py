@@ -17,6 +17,10 @@ from ui.entry.limits import SHOWN_CHARS
 # both sides of each '.' breaks every such pattern ("www" must touch its '.', the host must
 # start right after "://" or '@') and leaves the text looking exactly as typed.
 _JOINER = "\u2060"
+# The bidirectional controls: embeddings and overrides (U+202A-U+202E), isolates
+# (U+2066-U+2069) and the marks (LRM, RLM, ALM). One in quoted text would reverse or reorder
+# the app's own sentence around the quote, so each is shown as its escape.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 _ESCAPED = str.maketrans(
     {c: "\\" + c for c in string.punctuation}
     | {":": "\\:" + _JOINER, "@": "\\@" + _JOINER, ".": _JOINER + "\\." + _JOINER}
@@ -28,7 +32,8 @@ def literal(text: object, limit: int = SHOWN_CHARS) -> str:
     addresses included), image or formula.
 
     Longer text is cut to `limit` characters; line breaks become spaces, and other control
-    characters their Python escapes (a NUL as \\x00, a tab as \\t).
+    characters and the bidirectional controls their Python escapes (a NUL as \\x00, a tab as
+    \\t, a right-to-left override as \\u202e).
     """
     raw = " ".join(re.split("\r\n|\r|\n", str(text)))
     cut = raw if len(raw) <= limit else raw[:limit] + "…"
@@ -38,4 +43,5 @@ def literal(text: object, limit: int = SHOWN_CHARS) -> str:
 def _visible(c: str) -> str:
     """A control character as its escape: on screen a tab looks like spaces and a NUL like
     nothing at all, so the quote would not show what was typed."""
-    return c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c
+    shown = unicodedata.category(c) == "Cc" or c in _BIDI
+    return c.encode("unicode_escape").decode("ascii") if shown else c
