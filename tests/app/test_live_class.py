@@ -196,3 +196,108 @@ def test_a_joining_browser_gets_its_cookies_on_every_run_not_once(db, lab, open_
         assert f"lnlab_class={me.code}" in scripts and "lnlab_browser=" in scripts
         assert me.secret not in scripts
         student.run()
+
+
+def _second_tab(open_link, first):
+    """Another tab of the same browser: its own session, the same browser id and class."""
+    tab = open_link({})
+    tab.state["browser_id"] = first.state["browser_id"]
+    tab.state["live"] = first.state["live"]
+    return tab.run()
+
+
+def _warnings_in_bar(lab) -> str:
+    return "\n".join(w.value for w in lab.at.warning)
+
+
+def test_the_tab_that_lost_a_race_is_told_its_click_was_refused_under_that_question(
+    db, lab, open_link
+):
+    me = _instructor(lab)
+    first = open_link({"join": me.code})
+    second = _second_tab(open_link, first)
+    lab.click("Ask")
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    options = question.asked.options
+    first.run()
+    second.run()
+    key = f"live_choice_{question.id}_1"
+    second.at.radio(key=key).set_value(options[1])
+    second.run()
+    _vote(first, question, options[0])
+    second.at.button(key=f"live_vote_{question.id}_1").click()
+    second.run()
+    said = _warnings_in_bar(second)
+    assert f"Your click on Vote ({options[1]}) in this tab was refused" in said, said
+    assert "already voted in this round, in another tab" in said
+    assert f"Your vote is counted: {options[0]}" in _texts(second)
+    second.run()  # the message stays with its question and round...
+    assert "in this tab was refused" in _warnings_in_bar(second)
+    lab.run().click("Discuss and vote again")
+    second.run()  # ...and goes with them
+    assert "refused" not in _warnings_in_bar(second)
+    assert store.status(me.code, me.secret).counts[1][0] == 1
+    store.close()
+
+
+def test_a_refused_vote_is_said_under_its_own_round_not_the_next(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    lab.click("Ask")
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    student.run()
+    student.at.radio(key=f"live_choice_{question.id}_1").set_value(question.asked.options[0])
+    student.run()
+    lab.run().click("Reveal")  # voting closes while the student's form is still shown
+    student.at.button(key=f"live_vote_{question.id}_1").click()
+    student.run()
+    assert "was refused: Voting for that round is closed" in _warnings_in_bar(student)
+    lab.run().click("Discuss and vote again")
+    student.run()
+    assert "refused" not in _warnings_in_bar(student)
+    assert student.at.radio(key=f"live_choice_{question.id}_2").value is None
+    store.close()
+
+
+def test_a_choice_the_browser_kept_from_a_lost_session_says_vote_again(db, lab, open_link):
+    # The replica that held the session stopped while Vote was sent: the browser reconnects to
+    # a new session, with its choice (the radio's value) but no vote in the store.
+    me = _instructor(lab)
+    student, other = open_link({"join": me.code}), open_link({"join": me.code})
+    again = _second_tab(open_link, student)
+    lab.click("Ask")
+    question = Store(db).status(me.code, me.secret).question
+    again.state[f"live_choice_{question.id}_1"] = question.asked.options[1]
+    again.run()
+    assert "Your vote did not arrive" in _warnings_in_bar(again)
+    again.at.button(key=f"live_vote_{question.id}_1").click()
+    again.run()
+    assert f"Your vote is counted: {question.asked.options[1]}" in _texts(again)
+    # A choice made in this session is not taken for a lost one.
+    other.run()
+    other.at.radio(key=f"live_choice_{question.id}_1").set_value(question.asked.options[0])
+    other.run()
+    assert "did not arrive" not in _warnings_in_bar(other)
+
+
+def test_the_instructor_sees_joined_against_expected_and_can_cap_the_class(db, lab, open_link):
+    me = _instructor(lab)
+    lab.at.number_input(key="live_expected").set_value(1)
+    lab.run()
+    students = [open_link({"join": me.code}) for _ in range(2)]
+    lab.run()
+    assert lab.metrics()["Students joined"] == "2 of 1"
+    assert any("2 browsers joined, 1 students expected" in w for w in lab.warnings())
+    lab.at.number_input(key="live_expected").set_value(2)
+    lab.run()
+    lab.at.toggle(key="live_capped").set_value(True)
+    lab.run()
+    assert lab.metrics()["Students joined"] == "2 of 2"
+    assert not any("browsers joined" in w for w in lab.warnings())
+    stuffer = open_link({"join": me.code})
+    assert "This class is full: the instructor admits 2" in " ".join(stuffer.warnings())
+    assert "live" not in stuffer.state
+    students[0].run().assert_no_exception()  # a student of the class stays in it
+    assert students[0].state["live"].code == me.code

@@ -58,9 +58,13 @@ def _open(url: str) -> Store:
     return opened
 
 
-def store() -> Store:
-    """The process's store, opened (and its schema created) on first use."""
+def store(fresh: bool = False) -> Store:
+    """The process's store, opened (and its schema created) on first use. `fresh` (starting a
+    class): a SQLite file deleted or replaced under the server is opened anew; every other use
+    keeps saying what happened to it, so no class silently vanishes into an empty file."""
     try:
+        if fresh and _open(database_url()).replaced:
+            _open.clear()
         return _open(database_url())
     except StoreUnavailable:
         raise

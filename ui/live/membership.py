@@ -104,7 +104,11 @@ def _restore() -> None:
             s["live"] = Membership(code, secret)
         elif joined:
             s["live"] = Membership(connect.store().join(joined, connect.browser_id()))
-    except Refused:
-        set_current(None)  # the class ended or was deleted: nothing to take back
+    except Refused as err:
+        # The class ended or is gone (a right code is never refused by a limit, and its
+        # students always get back in): nothing to take back, and the student is told.
+        set_current(None)
+        kept = teach.split(".", 1)[0] if teach else joined
+        s["live_problem"] = f"You are no longer in the class {literal(kept)}: {err}"
     except StoreUnavailable as err:
         s["live_problem"] = connect.unavailable(err)

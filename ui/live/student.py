@@ -9,13 +9,21 @@ anything another student entered (there is no free text), nor the class's distri
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from ui.live import connect, membership, wake
 from ui.live.rules import Refused
-from ui.live.store import Poll, StoreUnavailable
+from ui.live.store import Poll, Question, StoreUnavailable
 from ui.session import clicks
 
+SAID = "live_vote_said"
+DRAWN = "live_vote_drawn"  # the vote forms (radio keys) this session has drawn
+LOST = (
+    "Your vote did not arrive: the lab's connection dropped while it was sent. "
+    "Your choice is kept below: press Vote again."
+)
 # s between a student's own looks at the class, a last resort should wake-ups stop (they bring
 # the news within tenths of a second, and come again if one did not).
 POLL_S = 30.0
@@ -70,13 +78,36 @@ def _bar() -> None:
         _question(me.code, poll)
 
 
+@dataclass(frozen=True)
+class Said:
+    """What this tab was told about its own vote, and the question and round it was for: shown
+    only under that round, dropped once the class moves on."""
+
+    question: int
+    round: int
+    text: str
+
+
+def _said(question: Question) -> str:
+    """The message about this tab's vote in the question's current round, if any."""
+    said = st.session_state.get(SAID)
+    if said is None or (said.question, said.round) != (question.id, question.round):
+        st.session_state[SAID] = None
+        return ""
+    return said.text
+
+
 def _question(code: str, poll: Poll) -> None:
     question = poll.glance.question
     if question is None:
+        st.session_state[SAID] = None
         return
     asked = question.asked
     mine = poll.my_votes.get(question.round)
+    said = _said(question)
     st.markdown(f"**{asked.title}.** {asked.prompt}")
+    if said:
+        st.warning(said, icon=":material/block:")
     if question.revealed:
         answer = asked.options[asked.answer]
         if mine is None:
@@ -97,27 +128,35 @@ def _question(code: str, poll: Poll) -> None:
     if question.round > 1:
         st.caption("Discuss with your neighbours, then vote again.")
     key = f"live_choice_{question.id}_{question.round}"
+    drawn = st.session_state.setdefault(DRAWN, set())
     choice = st.radio("Your answer", asked.options, index=None, key=key, horizontal=True)
+    if choice is not None and key not in drawn and not said:
+        # A choice this session never drew came with the browser from a session that is gone
+        # (its server process stopped): a Vote pressed there did not reach the class.
+        st.warning(LOST, icon=":material/wifi_off:")
+    drawn.add(key)
     # The bar's timer can deliver this click twice (ui/session/clicks.py); the run of the first
     # delivery draws no Vote button, so the second finds this drawing already acted on.
     vote = clicks.once(f"live_vote_{question.id}_{question.round}", _vote, code, question.id,
                        question.round, asked.options, key)  # fmt: skip
     st.button("Vote", **vote, type="primary", disabled=choice is None)
-    problem = st.session_state.pop("live_vote_problem", "")
-    if problem:
-        st.error(problem)
 
 
 def _vote(code: str, question_id: int, round_no: int, options: tuple[str, ...], key: str) -> None:
     choice = st.session_state.get(key)
+    text = ""
     try:
         option = options.index(choice)
         connect.store().vote(code, connect.browser_id(), question_id, round_no, option)
     except ValueError:
-        st.session_state["live_vote_problem"] = "Choose one of the answers first."
+        text = "Choose one of the answers first."
     except Refused as err:
-        st.session_state["live_vote_problem"] = str(err)
+        text = f"Your click on Vote ({choice}) was refused: {err}"
+        if "already voted" in str(err):
+            text = (
+                f"Your click on Vote ({choice}) in this tab was refused: this browser had "
+                "already voted in this round, in another tab. The vote counted is below."
+            )
     except StoreUnavailable as err:
-        st.session_state["live_vote_problem"] = (
-            f"Your vote was not counted. {connect.unavailable(err)}"
-        )
+        text = f"Your vote ({choice}) was not counted. {connect.unavailable(err)}"
+    st.session_state[SAID] = Said(question_id, round_no, text) if text else None

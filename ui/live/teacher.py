@@ -18,7 +18,7 @@ import streamlit as st
 from ui.export.download import download
 from ui.live import asking, connect, membership, tally
 from ui.live.rules import ROUNDS, Refused
-from ui.live.store import Asked, Status, StoreUnavailable
+from ui.live.store import MAX_CLASS, Asked, Status, StoreUnavailable
 from ui.session import clicks
 
 REFRESH_S = 1.0
@@ -37,7 +37,7 @@ def _qr_png(link: str) -> bytes:
 
 def _start() -> None:
     try:
-        store = connect.store()
+        store = connect.store(fresh=True)
         store.purge(connect.retention_s())
         started = store.start_class()
     except StoreUnavailable as err:
@@ -61,6 +61,9 @@ def _act(action: str, *args: int) -> None:
             store.reveal(me.code, me.secret, *args)
         elif action == "again":
             store.vote_again(me.code, me.secret, *args)
+        elif action == "size":
+            expected = st.session_state.get("live_expected") or None
+            store.size(me.code, me.secret, expected, bool(st.session_state.get("live_capped")))
         elif action == "end":
             store.end(me.code, me.secret)
             membership.set_current(None)
@@ -92,11 +95,12 @@ def page() -> None:
             "with `--address 0.0.0.0` and open this page by the computer's network address.",
             icon=":material/lan:",
         )
-    _ask_controls()
     try:
         status = connect.store().status(me.code, me.secret)
     except (Refused, StoreUnavailable):
         status = None  # the counts below say what is wrong
+    _size_controls(status)
+    _ask_controls()
     asking_now = status is not None and status.question is not None
     if asking_now:
         _question(status.question.asked)
@@ -141,19 +145,38 @@ def _counts(code: str, secret: str) -> None:
         return
     box = st.container(border=True)
     cols = box.columns(3)
-    cols[0].metric("Students joined", status.members)
+    expected = f" of {status.expected}" if status.expected else ""
+    cols[0].metric("Students joined", f"{status.members}{expected}")
     question = status.question
     if question is not None:
         answered = sum(status.counts.get(question.round, ()))
         elapsed = int(time.time() - question.opened_at)
         cols[1].metric(f"Answered, round {question.round}", f"{answered} of {status.members}")
         cols[2].metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}")
+    if status.expected and status.members > status.expected:
+        box.warning(
+            f"{status.members} browsers joined, {status.expected} students expected: someone may "
+            "have joined from several browsers (each can vote). Class size can admit no more.",
+            icon=":material/group_off:",
+        )
     # The file itself, not a function writing it on click: this part reruns every second and a
     # class keeps the server busy, and a file written on click is one no run holds (see
     # ui/export/download.py). Unchanged counts give the same file, so a click between two
     # refreshes still finds it.
     download(box, "Download the results (CSV)", results,
              f"class_{code}_results.csv", "text/csv", "download")  # fmt: skip
+
+
+def _size_controls(status: Status | None) -> None:
+    """The class size the instructor expects, and whether more browsers are refused."""
+    if status is not None:
+        st.session_state.setdefault("live_expected", status.expected or 0)
+        st.session_state.setdefault("live_capped", status.capped)
+    with st.popover("Class size", icon=":material/group_add:"):
+        st.number_input("Students expected (0: not said)", min_value=0, max_value=MAX_CLASS,
+                        step=1, key="live_expected", on_change=_act, args=("size",))  # fmt: skip
+        st.toggle("Admit no more browsers than that", key="live_capped",
+                  on_change=_act, args=("size",))  # fmt: skip
 
 
 def _ask_controls() -> None:
