@@ -96,7 +96,9 @@ _GRADIENTS = (
 
 _FUNCTIONS = (
     Function("sum", ("Sum",), (r"\sum_{j}\left(", r"\right)"), "sum over the features (Σ)"),
-    Function("mean", (), (r"\operatorname{mean}_{j}\left(", r"\right)"), "mean over the features"),
+    Function(
+        "mean", ("E",), (r"\operatorname{mean}_{j}\left(", r"\right)"), "mean over the features"
+    ),
     Function(
         "sum_batch", (), (r"\sum_{\mathrm{vectors}}\left(", r"\right)"), "sum over the vectors"
     ),

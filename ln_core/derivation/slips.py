@@ -456,14 +456,17 @@ def made_by(target: str, probes: list[Compared], own: Compared | None) -> Slippe
 
 def differs_most(target: str, st: Setting, yours: np.ndarray) -> Term | None:
     """The right term the gap (yours − true) is nearly a multiple of (cosine ≥ LINES_UP over
-    the entries); None for a target without terms or a gap spread over several."""
+    the entries); None for a target without terms, a gap spread over several or one larger
+    than the true value."""
     terms = TERMS.get(target, ())
     if len(terms) < 2:
         return None
     parts = [np.broadcast_to(term.value(st, Recipe()), st.x.shape) for term in terms]
-    gap = np.broadcast_to(yours, st.x.shape) - sum(parts)
+    right = sum(parts)
+    gap = np.broadcast_to(yours, st.x.shape) - right
     size = np.linalg.norm(gap)
-    if not np.isfinite(size) or size == 0:
+    # A gap larger than the true value is not one term written wrong but another formula.
+    if not np.isfinite(size) or size == 0 or size > np.linalg.norm(right):
         return None
     cosines = [
         abs(float(np.sum(gap * part))) / (size * norm) if (norm := np.linalg.norm(part)) else 0.0

@@ -9,7 +9,10 @@
     exponent   := ("-" | "+") exponent | power
     postfix    := primary superscript*                      σ², s³, σ⁻¹
     primary    := number | symbol | function "(" expression ")" | "(" expression ")"
-                | "√" postfix
+                | "√" postfix | "frac" group group                  LaTeX's \\frac{a}{b}
+
+A few notations students write are read as the lab's (ln_core.formula.notation; here var(…),
+std(…), μ(…), x̄ as statistics, np.sqrt as sqrt) or refused with the form to type.
 
 Nesting is bounded (MAX_DEPTH) and so is the tree (MAX_NODES), so no typed text can exhaust
 the stack or the evaluator.
@@ -23,6 +26,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
+from ln_core.formula import notation
 from ln_core.formula.errors import FormulaError, FormulaFailure
 from ln_core.formula.tokens import OPENING, Token, tokenize
 from ln_core.formula.tree import Binary, Call, Name, Negate, Node, Number
@@ -34,6 +38,13 @@ MAX_NODES = 200  # the tree's depth is bounded by this too: every walk of it rec
 MAX_NUMBER = 1e12  # a constant in a derivation is a small count or a power, never huge
 SUM = "sum"  # the function Σ stands for
 SQRT = "sqrt"  # the function √ stands for
+MEAN = "mean"  # the function x̄, E[…] and μ(…) stand for
+# Names that are a value alone and a statistic of what follows in brackets: var(x) is the
+# variance of x over the features, not σ² times x. μ and mu only when the bracket touches
+# them (μ(x)); with a space, μ (x − 1) is a product.
+STATISTICS = {"var": "var", "variance": "var", "std": "std", "mu": MEAN, "μ": MEAN}
+TOUCHING = frozenset(("mu", "μ"))
+MACRON = "\u0304"  # x̄ is x with a combining macron
 
 
 class _Parser:
@@ -101,7 +112,7 @@ class _Parser:
     def starts_factor(self) -> bool:
         token = self.token
         return token.kind in ("name", "open", "number") or (
-            token.kind == "op" and token.text in "√Σ"
+            token.kind == "op" and token.text in ("√", "Σ", "frac")
         )
 
     def term(self) -> Node:
@@ -179,6 +190,8 @@ class _Parser:
             argument = self.postfix()
             self.depth -= 1
             return self.made(Call(SQRT, argument, token.position, argument.end))
+        if self.is_op("frac"):
+            return self.fraction()
         if token.kind == "close":
             raise self.fail("bracket", f"This {token.text} closes no bracket.", token)
         if token.kind == "end":
@@ -188,6 +201,40 @@ class _Parser:
         # As typed: ** reads as ^, and the student must see their own **.
         typed = self.text[token.position : token.end]
         raise self.fail("syntax", f"A value is expected here, not '{typed}'.", token)
+
+    def fraction(self) -> Node:
+        token = self.take()
+        parts = []
+        for _ in range(2):
+            if self.token.kind != "open":
+                raise self.fail(
+                    "notation",
+                    "Write \\frac{a}{b} with both parts in braces, or type (a)/(b).",
+                    token,
+                )
+            parts.append(self.group())
+        return self.made(Binary("/", parts[0], parts[1], token.position, parts[1].end))
+
+    def statistic(self, which: str, token: Token) -> Node:
+        """var(a), std(a) or mean(a), spelt with the vocabulary's mean and sqrt: the tree
+        shows and computes what the lab read."""
+        argument = self.group()
+        at = (token.position, argument.end)
+        if which == MEAN:
+            return self.made(Call(MEAN, argument, *at))
+        centred = self.made(Binary("-", argument, self.made(Call(MEAN, argument, *at)), *at))
+        square = self.made(Binary("^", centred, self.made(Number(2.0, *at)), *at))
+        variance = self.made(Call(MEAN, square, *at))
+        return variance if which == "var" else self.made(Call(SQRT, variance, *at))
+
+    def dotted(self, token: Token) -> Node:
+        """np.sqrt(…) and torch.sqrt(…) read as sqrt(…) (the tokenizer refused the others)."""
+        last = token.text.rpartition(".")[2]
+        if self.token.kind != "open":
+            raise self.fail("notation", notation.dotted_problem(last), token)
+        argument = self.group()
+        function = notation.READ_AS[last]
+        return self.made(Call(function, argument, token.position, argument.end))
 
     def number(self, token: Token) -> Number:
         value = float(token.text)
@@ -229,6 +276,15 @@ class _Parser:
         return _regroup(inner, opening.position, closing.end)
 
     def name(self, token: Token) -> Node:
+        if "." in token.text:
+            return self.dotted(token)
+        statistic = STATISTICS.get(token.text)
+        touching = token.text not in TOUCHING or self.token.position == token.end
+        if statistic is not None and self.token.kind == "open" and touching:
+            return self.statistic(statistic, token)
+        if token.text.endswith(MACRON) and (averaged := self.vocabulary.symbol(token.text[:-1])):
+            value = self.made(Name(averaged.name, token.position, token.end))
+            return self.made(Call(MEAN, value, token.position, token.end))
         function = self.vocabulary.function(token.text)
         if function is not None:
             if self.token.kind != "open":
@@ -270,6 +326,8 @@ class _Parser:
         )
         if close:
             text += f" Did you mean {' or '.join(close)}?"
+        else:
+            text += " Type one of the names listed beside the box."
         used = {c for name in known for c in name}
         strange = sorted({c for c in spelling if c not in used and not c.isascii()})
         if strange:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from ln_core.formula import notation
 from ln_core.formula.errors import FormulaError, FormulaFailure
 
 MAX_CHARS = 2000
@@ -53,10 +54,26 @@ SUPERSCRIPTS = {
 }
 
 
+# What to type instead of a character the language does not read.
+INSTEAD = {
+    ",": "A function takes one argument here: mean(…) and sum(…) run over the features of "
+    "each vector, with no axis to give.",
+    "∂": "Write dy for ∂L/∂y, dxhat for ∂L/∂x̂ (or dL/dy, ∂L/∂y as a whole).",
+    "|": "Write abs(…) for an absolute value.",
+    ".": "A point is read only inside a number (0.5).",
+    "'": "Name each gradient as the list beside the box does: dy, dxhat, dvar, dmu.",
+    "’": "Name each gradient as the list beside the box does: dy, dxhat, dvar, dmu.",
+}
+TYPE_ANY = (
+    "Type numbers, the names listed beside the box, + − * / ^ ( ) [ ] Σ √ and powers such as ²."
+)
+
+
 @dataclass(frozen=True)
 class Token:
     """kind: number, name, op, open, close, power (a superscript exponent), end.
-    text: the operator, bracket, name or number as read (a superscript as plain digits)."""
+    text: the operator, bracket, name or number as read (a superscript as plain digits; the
+    op "frac" is LaTeX's \\frac)."""
 
     kind: str
     text: str
@@ -105,6 +122,72 @@ def _number_end(text: str, i: int) -> int:
     return j
 
 
+def _name(text: str, i: int) -> tuple[str, int]:
+    """The name starting at text[i] and where it ends: x_{i} is x_i, and np.mean, x.mean are
+    one dotted name (the parser reads or refuses it)."""
+    j = i + 1
+    while j < len(text) and _is_name_part(text[j]):
+        j += 1
+    name = text[i:j]
+    while j + 1 < len(text) and text[j] == "." and _is_name_start(text[j + 1]):
+        k = j + 2
+        while k < len(text) and _is_name_part(text[k]):
+            k += 1
+        name, j = text[i:k], k
+    return _subscripted(text, name, j)
+
+
+def _subscripted(text: str, name: str, j: int) -> tuple[str, int]:
+    """name with the LaTeX subscript at text[j] (x_{i}, or _i after \\hat{x}), NFC."""
+    if name.endswith("_") and (group := notation.BRACED.match(text, j)):
+        name, j = name + group.group(1).strip(), group.end()
+    elif not name.endswith("_") and (index := notation.SUBSCRIPT.match(text, j)):
+        name, j = name + "_" + index.group(1).strip("{} "), index.end()
+    return unicodedata.normalize("NFC", name), j
+
+
+def _latex(text: str, i: int, tokens: list[Token]) -> int:
+    """Read the LaTeX command at text[i] (a backslash) into `tokens`; where it ends."""
+    command = notation.LATEX_COMMAND.match(text, i)
+    word = command.group(1) if command else ""
+    j = command.end() if command else i + 1
+    if word in notation.SPACING_COMMANDS:
+        return j
+    if word in notation.OPERATOR_COMMANDS:
+        op = notation.OPERATOR_COMMANDS[word]
+        tokens.append(Token("op", op, i, j))
+        return notation.sum_bounds_end(text, j) if op == "Σ" else j
+    if word in notation.GREEK:
+        name, end = _subscripted(text, notation.GREEK[word], j)
+        tokens.append(Token("name", name, i, end))
+        return end
+    if word in notation.ACCENTS:
+        inner = notation.braced_name(text, j)
+        if inner is None:
+            raise _refuse(
+                "notation",
+                f"Write \\{word}{{x}} with one name in the braces, or type the name: x̂ or "
+                "xhat, x̄ for the mean of x.",
+                text,
+                i,
+                j,
+            )
+        base, end = inner
+        name, end = _subscripted(text, notation.GREEK.get(base, base) + notation.ACCENTS[word], end)
+        tokens.append(Token("name", name, i, end))
+        return end
+    if word == "partial":
+        raise _refuse("notation", INSTEAD["∂"], text, i, j)
+    raise _refuse(
+        "notation",
+        f"The lab reads only these LaTeX commands: {notation.KNOWN_COMMANDS}. Type this one as a "
+        "plain name or operator (the names are listed beside the box).",
+        text,
+        i,
+        j,
+    )
+
+
 def tokenize(text: str) -> list[Token]:
     """The tokens of `text`, ending with an `end` token. Raises FormulaFailure."""
     if len(text) > MAX_CHARS:
@@ -127,7 +210,19 @@ def tokenize(text: str) -> list[Token]:
             i += 2
         elif c in OPERATORS:
             tokens.append(Token("op", OPERATORS[c], i, i + 1))
-            i += 1
+            i = notation.sum_bounds_end(text, i + 1) if OPERATORS[c] == "Σ" else i + 1
+        elif c == "\\":
+            i = _latex(text, i, tokens)
+        elif (gradient := notation.GRADIENT.match(text, i)) is not None:
+            j = k = gradient.end()
+            while k < len(text) and (_is_name_start(text[k]) if k == j else _is_name_part(text[k])):
+                k += 1
+            if k == j:
+                raise _refuse(
+                    "notation", "Write the gradient's name after dL/d: dL/dy is dy.", text, i, k
+                )
+            tokens.append(Token("name", unicodedata.normalize("NFC", "d" + text[j:k]), i, k))
+            i = k
         elif c in FRACTIONS:
             tokens.append(Token("number", FRACTIONS[c], i, i + 1))
             i += 1
@@ -161,10 +256,12 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token("number", text[i:j], i, j))
             i = j
         elif _is_name_start(c):
-            j = i + 1
-            while j < len(text) and _is_name_part(text[j]):
-                j += 1
-            tokens.append(Token("name", unicodedata.normalize("NFC", text[i:j]), i, j))
+            name, j = _name(text, i)
+            if "." in name and not notation.is_read(name):
+                raise _refuse(
+                    "notation", notation.dotted_problem(name.rpartition(".")[2]), text, i, j
+                )
+            tokens.append(Token("name", name, i, j))
             i = j
         elif c == "=":
             raise _refuse(
@@ -178,7 +275,8 @@ def tokenize(text: str) -> list[Token]:
         else:
             raise _refuse(
                 "character",
-                f"This character ({_described(c)}) is not part of the formula language.",
+                f"This character ({_described(c)}) is not part of the formula language. "
+                + INSTEAD.get(c, TYPE_ANY),
                 text,
                 i,
                 i + 1,

@@ -60,7 +60,7 @@ def test_reads_and_prints_what_it_understood(text, latex):
         ("x +", "syntax", 3),
         ("", "syntax", 0),
         ("dx = x", "syntax", 3),
-        ("x.__class__", "character", 1),
+        ("x.__class__", "notation", 0),
         ("lambda: x", "character", 6),
         ("lambda x", "unknown-name", 0),
         ("x @ x", "character", 2),
@@ -313,3 +313,89 @@ def test_a_division_by_a_value_round_off_may_make_0_has_no_bound():
     ones = np.ones(8)
     assert np.max(_bounded("3 * x", ones).error) == 3 * U
     assert np.min(_bounded("0.1 * x", ones).error) > 0.1 * U
+
+
+# -- the notations students write ------------------------------------------------------------
+
+RIGHT_DX = "rstd (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))"
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("var(x)", "mean((x - mean(x))^2)"),
+        ("std(x)", "sqrt(mean((x - mean(x))^2))"),
+        ("variance(dy)", "mean((dy - mean(dy))^2)"),
+        ("μ(x)", "mean(x)"),
+        ("mu(dy)", "mean(dy)"),
+        ("μ (x - 1)", "μ * (x - 1)"),  # with a space, a product
+        ("var", "sample_var"),  # alone, the symbol
+        ("E[dxhat]", "mean(dxhat)"),
+        ("x̄", "mean(x)"),
+        ("np.sqrt(sve)", "sqrt(sve)"),
+        ("torch.sqrt(sve)", "sqrt(sve)"),
+        ("dL/dy", "dy"),
+        ("∂L/∂y", "dy"),
+        ("dL/dx̂ γ", "dxhat γ"),
+        ("∂L / ∂xhat", "dxhat"),
+        ("\\hat{x}", "x̂"),
+        ("\\hat x", "x̂"),
+        ("\\bar{x}", "mean(x)"),
+        ("\\frac{dy}{\\sqrt{\\sigma^{2}+\\epsilon}}", "(dy)/(√(σ^2+ε))"),
+        ("\\gamma \\cdot dy \\times \\mu", "γ * dy * μ"),
+        ("\\left(x + 1\\right)^{2}", "(x + 1)^2"),
+        ("\\sum_{j=1}^{N} dy_j \\hat{x}_j", "Σ dy x̂"),
+        ("\\sum_j dy", "Σ dy"),
+        ("Σ_j dxhat_j x̂_j", "Σ dxhat x̂"),
+        ("Σ_{j} dy", "Σ dy"),
+        ("x_{i} / N", "x / N"),
+        ("(σ²+ε)^(-½)", "(σ²+ε)^(-0.5)"),
+        ("Σ(dy) x̂", "sum(dy) * x̂"),
+    ],
+)
+def test_a_notation_students_write_is_read_as_meant(text, same_as):
+    read, meant = parse(text, LAYERNORM), parse(same_as, LAYERNORM)
+    assert not isinstance(read, FormulaError), read
+    assert to_latex(read, LAYERNORM) == to_latex(meant, LAYERNORM)
+
+
+@pytest.mark.parametrize(
+    ("text", "to_type"),
+    [
+        ("np.mean(dxhat)", "write mean(…)"),
+        ("torch.mean(dxhat, dim=-1)", "write mean(…)"),
+        ("np.sum(dy)", "write sum(…) or Σ"),
+        ("x.mean()", "write mean(…)"),
+        ("dy.var()", "write var(…)"),
+        ("torch.rsqrt(sve)", "write 1/sqrt(…)"),
+        ("x.__class__", "such as mean(…), sum(…), sqrt(…)"),
+        ("mean(x, axis=-1)", "no axis to give"),
+        ("\\partial L", "Write dy for ∂L/∂y"),
+        ("∂y", "Write dy for ∂L/∂y"),
+        ("\\alpha x", "Type this one as a plain name"),
+        ("\\hat{}", "or type the name: x̂ or xhat"),
+        ("\\frac12", "type (a)/(b)"),
+        ("|x|", "Write abs(…)"),
+        ("dL/d 1", "dL/dy is dy"),
+        ("qq", "Type one of the names listed beside the box"),
+        ("x @ x", "Type numbers, the names listed beside the box"),
+    ],
+)
+def test_a_notation_the_lab_does_not_read_is_refused_with_what_to_type(text, to_type):
+    error = parse(text, LAYERNORM)
+    assert isinstance(error, FormulaError)
+    assert to_type in error.problem
+    assert 0 <= error.position < max(len(text), 1)
+
+
+def test_a_derivation_in_latex_or_numpy_notation_is_judged_like_the_plain_one():
+    for text in (
+        "\\frac{1}{\\sqrt{\\sigma^{2}+\\epsilon}} (dxhat - \\frac{1}{N}\\sum_{j} dxhat_j"
+        " - \\hat{x} \\frac{1}{N} \\sum_{j=1}^{N} dxhat_j \\hat{x}_j)",
+        "np.sqrt(sve)^(-1) (dL/dy γ - E[∂L/∂y γ] - x̂ E[dL/dx̂ x̂])",
+        "(dxhat - mean(dxhat) - (x - x̄)/sqrt(var(x)+ε) mean(dxhat (x - μ(x))/sqrt(var(x)+ε)))"
+        " / sqrt(var(x) + ε)",
+    ):
+        result = _check(text)
+        assert result.error is None, (text, result.error)
+        assert result.verdict == _check(RIGHT_DX).verdict
