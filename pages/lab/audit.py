@@ -1,10 +1,13 @@
 """Derivation audit: every formula of the five source documents, judged on the current inputs."""
 
+import functools
+
 import streamlit as st
 
 from ln_core.audit import AuditResult
 from ui.draw import audit_view
 from ui.entry.errors import shown_errors, stops_on_error
+from ui.entry.literal import literal
 from ui.server import caps, compute
 from ui.session import state
 
@@ -32,7 +35,22 @@ def one_document(results: list[AuditResult]) -> None:
         format_func=labels.get,
         **state.bound("audit_document"),
     )
-    audit_view.document_entries(results, key, s["audit_filter"], s["audit_opened"])
+    fold = functools.partial(state.member_of, "audit_opened")
+    audit_view.document_entries(results, key, s["audit_filter"], fold)
+
+
+def forget_hand_built(key: str, count: int) -> None:
+    """A selection no click sends is not used, said once: the table starts again unselected."""
+    selection = s[key]
+    try:
+        audit_view.picked_row(selection, count)
+    except ValueError as err:
+        del s[key]
+        st.toast(
+            f"A control sent {literal(selection['selection']['rows'])} for the row selected in "
+            f"the summary, which {err}: not used.",
+            icon=":material/block:",
+        )
 
 
 with stops_on_error():
@@ -48,7 +66,11 @@ with stops_on_error():
         format_func=audit_view.FILTERS.get,
         **state.bound("audit_filter", parse=lambda chosen: chosen or "all"),
     )
-    picked = audit_view.summary(results, s["audit_filter"])
+    shown = audit_view.kept(results, s["audit_filter"])
+    for table in audit_view.picker_keys(shown):
+        if table in s:
+            forget_hand_built(table, len(shown))
+    picked = audit_view.summary(results, s["audit_filter"], s["presenter"])
     # A row selected anew opens its document at that formula. The selection stays on later
     # runs, where it must not reopen a formula the student has folded since; once the row is
     # let go, selecting it again is new.

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
 from ln_core.audit import DOCUMENTS, FORMULA, ROUND_OFF, UNDERFLOW, AuditResult, Document
-from ui.entry.literal import literal
+
+# Given an entry's widget key and its (document, step), the keyword arguments that make its fold
+# a view of the page's record of open formulas (ui.session.state.member_of does that).
+Fold = Callable[[str, tuple[str, str]], dict[str, Any]]
 
 ICONS = {
     "correct": ":material/check_circle:",
@@ -131,12 +135,6 @@ def _numbers(result: AuditResult) -> None:
     st.table(table, hide_index=False)
 
 
-def _fold(key: str, formula: tuple[str, str]) -> None:
-    """Copy an entry's fold, as the student left it, into the state's set of open formulas."""
-    s = st.session_state
-    s["audit_opened"] = s["audit_opened"] | {formula} if s[key] else s["audit_opened"] - {formula}
-
-
 def _correction_error(result: AuditResult) -> str:
     measures = result.correction_error_measures
     error = number(result.correction_error, measures)
@@ -147,19 +145,13 @@ def _correction_error(result: AuditResult) -> str:
     return f"The corrected form's error on your inputs: {error}."
 
 
-def _entry(result: AuditResult, place: int, opened: bool) -> None:
+def _entry(result: AuditResult, place: int, fold: Fold) -> None:
     title = f"{result.step}: {result.verdict} (error {number(result.error, result.error_measures)})"
+    # The page's state is the truth and the fold its view (`fold` binds it): the title, and with
+    # it Streamlit's widget, changes with the inputs, and an entry the student opened stays open.
     key = f"audit_entry_{result.document}_{place}"
-    # The state is the truth and the fold its view (as for every control, ui.session.state.bound):
-    # the title, and with it Streamlit's widget, changes with the inputs, and an entry the
-    # student opened stays open.
-    st.session_state[key] = opened
     entry = st.expander(
-        title,
-        icon=ICONS[result.verdict],
-        key=key,
-        on_change=_fold,
-        args=(key, (result.document, result.step)),
+        title, icon=ICONS[result.verdict], **fold(key, (result.document, result.step))
     )
     # A closed entry's content is not drawn: drawing every entry of a document was nine tenths
     # of this fragment's CPU. Opening one reruns the fragment, which then draws it.
@@ -248,20 +240,6 @@ def picked_row(selection: Mapping, count: int) -> int | None:
     return row if row < count else None
 
 
-def _forget_hand_built(key: str, count: int) -> None:
-    """A selection no click sends is not used, said once: the table starts again unselected."""
-    selection = st.session_state[key]
-    try:
-        picked_row(selection, count)
-    except ValueError as err:
-        del st.session_state[key]
-        st.toast(
-            f"A control sent {literal(selection['selection']['rows'])} for the row selected in "
-            f"the summary, which {err}: not used.",
-            icon=":material/block:",
-        )
-
-
 def picker_keys(shown: list[AuditResult]) -> tuple[str, str]:
     """The keys of the summary's two tables (the wide one and the phone's), named by the
     formulas they list. Streamlit keeps a keyed table's selection by position when its rows
@@ -272,19 +250,18 @@ def picker_keys(shown: list[AuditResult]) -> tuple[str, str]:
     return f"audit_pick_wide_{rows}", f"audit_pick_phone_{rows}"
 
 
-def summary(results: list[AuditResult], verdict: str) -> AuditResult | None:
-    """The count of every verdict and the table of the formulas the filter keeps; returns the
-    formula whose row was selected (its explanation opens below), or None."""
+def summary(results: list[AuditResult], verdict: str, presenter: bool) -> AuditResult | None:
+    """The count of every verdict and the table of the formulas the filter keeps (taller rows
+    for a projector); returns the formula whose row was selected (its explanation opens below),
+    or None. The tables' keys are picker_keys(kept(results, verdict)): a selection no click
+    sends must be gone from the page's state before this draws them."""
     st.header(counts(results))
     shown = kept(results, verdict)
     wide_key, phone_key = picker_keys(shown)
-    for key in (wide_key, phone_key):
-        if key in st.session_state:
-            _forget_hand_built(key, len(shown))
     st.caption("Select a row to open that formula's explanation below.")
     # Converted once for both tables.
     table = _summary_table(tuple(shown))
-    row_height = PRESENTER_ROW_HEIGHT if st.session_state["presenter"] else DESK_ROW_HEIGHT
+    row_height = PRESENTER_ROW_HEIGHT if presenter else DESK_ROW_HEIGHT
     wide = st.dataframe(
         table,
         key=wide_key,
@@ -327,14 +304,9 @@ def document_labels(results: list[AuditResult]) -> dict[str, str]:
     return {k: f"{d.name} ({sum(r.document == k for r in results)})" for k, d in DOCUMENTS.items()}
 
 
-def document_entries(
-    results: list[AuditResult],
-    key: str,
-    verdict: str = "all",
-    opened: Collection[tuple[str, str]] = (),
-) -> None:
-    """One document's formulas the filter keeps, each folded unless its (document, step) is
-    `opened`, under its notation key."""
+def document_entries(results: list[AuditResult], key: str, verdict: str, fold: Fold) -> None:
+    """One document's formulas the filter keeps, each in a fold that `fold` binds to the page's
+    record of open formulas, under its notation key."""
     document = DOCUMENTS[key]
     everything = [r for r in results if r.document == key]
     mine = kept(everything, verdict)
@@ -344,4 +316,4 @@ def document_entries(
     # Keyed by its place in the whole document, so the filter does not move its fold.
     for place, result in enumerate(everything):
         if keeps(verdict, result):
-            _entry(result, place, (key, result.step) in opened)
+            _entry(result, place, fold)

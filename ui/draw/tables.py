@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -145,6 +146,9 @@ def vectors_numbers(array: np.ndarray) -> None:
     numbers_table(*_kept_tables(content_key({"array": array}), _vectors_frame))
 
 
+_DRAWN = itertools.count(1)
+
+
 def numbers_table(
     frame: pd.DataFrame | pa.Table, entries: pd.DataFrame | pa.Table | None = None, **kwargs
 ) -> None:
@@ -158,9 +162,9 @@ def numbers_table(
     if len(numeric) <= PHONE_NUMBERS:
         st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
         return
-    # The keys only name the two for the style; a run needs each once, so they count up.
-    drawn = st.session_state["numbers_drawn"] + 1
-    st.session_state["numbers_drawn"] = drawn
+    # The keys only name the two for the style and must differ within a run: one count for the
+    # whole process gives that, and no two sessions' keys ever meet.
+    drawn = next(_DRAWN)
     with st.container(key=f"numbers_wide_{drawn}"):
         st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
     if entries is None:

@@ -14,7 +14,7 @@ lives on across reruns and page switches:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -190,7 +190,6 @@ SCHEMA: dict[str, Key] = {
     "field_problems": Key({}, _D, "sidebar fields whose typed text was refused, by key"),
     "browser_id": Key(None, _D, "this browser's opaque id in live classes (ui/live/connect.py)"),
     "cookies": Key({}, _D, "the cookies this session keeps in its browser, by name"),
-    "numbers_drawn": Key(0, _D, "wide number tables drawn so far: their keys (ui/draw/tables.py)"),
     "live": Key(None, _D, "the live class this browser is in (ui/live/membership.py)"),
     "live_restored": Key(False, _D, "the join link and class cookies were read on the first run"),
     "clicks_acted": Key(
@@ -436,6 +435,19 @@ def inputs(dtype_name: str | None = None) -> Inputs:
         eps=float(s["eps"]),
         dtype=name,
     )
+
+
+def member_of(key: str, widget_key: str, member: Hashable) -> dict:
+    """Keyword arguments that make a fold (an expander) a view of whether `member` is in the
+    set held at state key `key`: copied into the widget before it is drawn, and back when the
+    student opens or closes it (the rule of `bound`, for one member of a set)."""
+    s = st.session_state
+    s[widget_key] = member in s[key]
+
+    def copy_back() -> None:
+        s[key] = s[key] | {member} if s[widget_key] else s[key] - {member}
+
+    return {"key": widget_key, "on_change": copy_back}
 
 
 def bound(
