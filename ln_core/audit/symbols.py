@@ -61,7 +61,12 @@ _FORWARD = (
     Symbol("gx", (), r"\gamma\hat{x}", "γ x̂"),
     Symbol("out", ("y",), "y", "the output γ x̂ + β"),
     Symbol("eps", ("ε", "ϵ", "epsilon"), r"\varepsilon", "ε"),
-    Symbol("D", ("N",), "D", "the number of features in a vector"),
+    Symbol(
+        "D",
+        ("N",),
+        "D",
+        "the number of features of one vector; N is D too (the sidebar counts the vectors as rows)",
+    ),
 )
 
 _GRADIENTS = (

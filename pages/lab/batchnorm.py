@@ -24,14 +24,14 @@ st.title("LayerNorm vs BatchNorm")
 glossary_expander(("staged", "broadcast"), title="Words on this page")
 st.markdown(
     "The ten nodes do not care which axis they average over. LayerNorm averages each row of "
-    "the N x D input over its features; BatchNorm averages each column over the batch, so "
+    "the input (vectors x D) over its features; BatchNorm averages each column over the batch, so "
     "**BatchNorm is LayerNorm applied to the transpose** (with gamma and beta still per "
     "feature). RMSNorm drops the mean node and divides by the root mean square."
 )
 if s["x"].ndim == 1:
     st.error(
-        "BatchNorm needs a batch: x is a single vector. Choose rows (N x D) or tokens in the "
-        "sidebar (tokens are treated as N = B * L rows)."
+        "BatchNorm needs a batch: x is a single vector. Choose rows (vectors x D) or tokens in the "
+        "sidebar (tokens are treated as B * L rows)."
     )
     st.stop()
 caps.enforce("batchnorm")
@@ -48,7 +48,7 @@ def normalized() -> None:
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
         batch = state.inputs().rows()
-        st.caption("x (N x D). Each box is one group that the chosen normalization averages.")
+        st.caption("x (vectors x D). Each box is one group that the chosen normalization averages.")
         fig = heatmap(
             batch.x,
             "x, boxed by group",

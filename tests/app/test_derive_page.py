@@ -203,3 +203,12 @@ def test_a_documents_mistake_is_a_note_under_its_plain_name(lab):
     _type(lab, "1 * dout")
     assert "Leaves out the sum over the vectors." in _said(lab)
     assert any(c.value.startswith("Note: The same mistake as") for c in lab.at.main.caption)
+
+
+def test_n_has_one_meaning_the_formulas_and_the_sidebar_agree(lab):
+    lab.open("Check your derivation")
+    labels = [t.label for t in lab.at.sidebar.text_input]
+    assert "Vectors (rows)" in labels
+    assert not any(label.startswith("N ") for label in labels)
+    names = "\n".join(m.value for m in lab.at.main.markdown)
+    assert "N is D too" in names

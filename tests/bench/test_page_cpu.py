@@ -69,7 +69,7 @@ def test_the_floor_app_has_the_labs_navigation_and_sidebar():
     floor.run()
     assert not floor.exception
     assert [e.label for e in floor.sidebar if hasattr(e, "label")] == [
-        "Preset", "Shape", "N (rows)", "D (features)", "Random seed", "eps", "dtype",
+        "Preset", "Shape", "Vectors (rows)", "D (features)", "Random seed", "eps", "dtype",
         "Presenter mode",
     ]  # fmt: skip
     assert [m.value for m in floor.main.markdown] == ["One line of markdown."]

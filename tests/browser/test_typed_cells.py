@@ -72,7 +72,7 @@ def test_typed_scientific_notation_is_stored_exactly_and_a_comma_is_refused(page
     ("label", "key", "typed", "stored", "message"),
     [
         ("Random seed", "seed", "1e3", "1000", None),
-        ("N (rows)", "n", "1e3", "3", "from 1 to 32"),
+        ("Vectors (rows)", "n", "1e3", "3", "from 1 to 32"),
         ("eps", "eps", "1,5", "1e-05", "use a point for decimals"),
     ],
 )

@@ -48,7 +48,12 @@ def draw(url_path: str) -> None:
             with cols[1]:
                 _dimension("L (tokens)", "l", "Tokens per sequence.")
         elif kind == "rows":
-            _dimension("N (rows)", "n", "Vectors in the batch, one per row.")
+            _dimension(
+                "Vectors (rows)",
+                "n",
+                "Vectors in the batch, one per row. (In a typed formula N is D, the features "
+                "of one vector.)",
+            )
         _dimension("D (features)", "d", "Features per vector: LayerNorm averages over these.")
         seed = SIDEBAR["seed"]
         whole_field(

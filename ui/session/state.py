@@ -37,7 +37,7 @@ from ui.entry.limits import SIDEBAR
 from ui.entry.numbers import parse_eps, parse_whole
 from ui.server import compute
 
-SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (N x D)", "tokens": "tokens (B x L x D)"}
+SHAPE_KINDS = {"vector": "vector (D)", "rows": "rows (vectors x D)", "tokens": "tokens (B x L x D)"}
 UPSTREAM_KINDS = {
     "random": "random (seeded)",
     "ones": "all ones",
