@@ -115,7 +115,8 @@ def test_batchnorm_is_the_layernorm_notebook_over_the_batch_axis(kind):
     changed = {key for key in layer_cells if layer_cells[key] != batch_cells[key]}
     # Only the axis, the words on what a group is, and (lesson) the lab's check settings.
     # (backward-10 and -9 say in their hints that gamma and beta are per feature.)
-    words = {"sizes", "forward-sample_mean", "forward-sample_var", "hints"}
+    # (checks: the hints' words and the lab's gradients its checks start from.)
+    words = {"sizes", "forward-sample_mean", "forward-sample_var", "checks"}
     words |= {"backward-10", "backward-9"}
     assert changed <= {"inputs", "check-settings", *words}, changed
     assert "inputs" in changed and "sizes" in changed
@@ -138,7 +139,7 @@ def test_rmsnorm_has_its_own_eight_lines_and_no_mean_node(kind):
     assert "sample_mean" not in code and "x_sm" not in code and "sve" not in code
     if kind == "exercise":
         assert "dx_via_normalized_x = None  # TODO" in code
-        assert 'check("dinv_sqrt_mse", dinv_sqrt_mse)' in code
+        assert "def undo_line_6(dnormalized_x):" in code and "\ncheck(undo_line_6)" in code
     else:
         assert "\ndx = dx_via_normalized_x + dx_via_sq_x" in code
 
@@ -160,7 +161,8 @@ def test_the_exercise_leaves_every_gradient_blank_and_checks_each():
         "dx",
     ):
         assert f"{name} = None  # TODO" in code, name
-        assert f'check("{name}", {name})' in code, name
+    for line in range(1, 11):
+        assert f"\ncheck(undo_line_{line})" in f"\n{code}", line
     # No gradient formula of the lesson's backward pass is in the exercise.
     assert "np.sum(dout, axis=shared)" not in code
     assert "-1.0 / sqrt_sve**2" not in code
@@ -204,3 +206,29 @@ def test_the_results_cell_prints_json_of_the_gradients():
     cells = code_cells(lesson_notebook(lab_view("Random normal", "float64", "gamma")))
     expected = 'print(json.dumps({"dx": dx.tolist(), "dgamma": dgamma.tolist()}))'
     assert cells[-1] == f"import json\n\n{expected}"
+
+
+def test_the_exercise_opens_with_its_task_and_folds_its_checks():
+    """Like micrograd's exercises: the first screen is the task; the checks' code, hints and
+    the lab's gradients are one folded cell under the inputs, not 200 lines to scroll past."""
+    cells = nbformat.reads(exercise_notebook(lab_view("Random normal", "float64")), 4).cells
+    assert cells[0].cell_type == "markdown" and "**Your task.**" in cells[0].source
+    assert cells[1].id == "inputs"
+    checks = cells[2]
+    assert checks.id == "checks" and checks.metadata["jupyter"]["source_hidden"]
+    assert checks.metadata["cellView"] == "form" and checks.source.startswith("#@title ")
+    assert "def judge(" in checks.source and "HINTS = {" in checks.source
+    rest = "\n".join(c.source for c in cells[3:] if c.cell_type == "code")
+    assert "def judge(" not in rest and "HINTS" not in rest
+
+
+@pytest.mark.parametrize("kind", BUILDERS)
+def test_the_link_says_where_the_lab_must_run(kind):
+    """A link to this computer opens nothing in Colab: the notebook says so."""
+    view = lab_view("Random normal", "float64")
+    here = markdown_cells(BUILDERS[kind](view))[0]
+    assert "It opens only where LayerNorm Lab runs on the same computer" in here
+    assert "in Colab or on another computer, start the lab there" in here
+    away = View(view.inputs, view.preset, "https://lab.example.edu/?seed=0")
+    there = markdown_cells(BUILDERS[kind](away))[0]
+    assert "It needs LayerNorm Lab running at that address." in there

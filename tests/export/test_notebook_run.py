@@ -155,7 +155,9 @@ def _filled(exercise: bytes, lesson: bytes, mistakes: dict[str, str] | None = No
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.source = "\n".join(
-                formulas[line.split(" = ")[0]] if "= None  # TODO" in line else line
+                line[: len(line) - len(line.lstrip())] + formulas[line.strip().split(" = ")[0]]
+                if "= None  # TODO" in line
+                else line
                 for line in cell.source.splitlines()
             )
     return nbformat.writes(notebook).encode()
@@ -202,11 +204,16 @@ def test_the_exercise_fails_every_check_as_downloaded_and_passes_them_when_fille
         final = printed(run[f"case{k + len(views)}-final-check"]).splitlines()[-1]
         assert final.startswith("All pass"), case
         assert printed(run[f"case{k}-final-check"]).splitlines()[-1].startswith("Not yet"), case
-    # A wrong formula is "not yet" at its own check, and so is dx, which it feeds. dsample_mean
-    # is right all the same: the forgotten path, 2 x_sm dsq_xsm, sums to 0 over each vector.
-    statuses = dict(_statuses(run, 2 * len(views)))
-    assert statuses["dsq_xsm"] == statuses["dsample_mean"] == "pass", statuses
-    assert statuses["dx_sm"] == statuses["dx"] == "not yet", statuses
+    # A wrong formula is "not yet" at its own check; each line after it is judged on the lab's
+    # gradients, so the right lines below it pass. All the lines together give a wrong dx.
+    found = _statuses(run, 2 * len(views))
+    statuses, final = dict(found[:-3]), dict(found[-3:])
+    assert statuses["dsq_xsm"] == statuses["dsample_mean"] == statuses["dx"] == "pass", statuses
+    assert statuses["dx_sm"] == final["dx"] == "not yet", (statuses, final)
+    # Where it is off is said as the student indexes it, never as NumPy's repr of an index.
+    said = printed(run[f"case{2 * len(views)}-check-3"])
+    assert re.search(r"dx_sm: not yet \(off by \S+ at \(\d+, \d+\),", said), said
+    assert "np.int" not in said
     assert printed(run[f"case{2 * len(views)}-final-check"]).splitlines()[-1].startswith("Not yet")
 
 

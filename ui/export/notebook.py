@@ -10,7 +10,7 @@ cells' roles, so the same view always gives the same bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import nbformat
 import numpy as np
@@ -23,9 +23,9 @@ from ln_core.numerical import parameter_step
 from ui.entry.inputs import AFFINE, PER, Inputs
 from ui.entry.literal import literal
 from ui.export import notebook_code as code
-from ui.export.notebook_norm import Norm
+from ui.export.notebook_norm import Norm, Step
 from ui.export.notebook_rms import RMS
-from ui.export.python_literal import assignment, float_literal
+from ui.export.python_literal import array_literal, assignment, float_literal
 
 # The normalizations a view can show (the keys of the comparison page's Normalize choice).
 NORMS = {"layer": code.LAYER, "batch": code.BATCH, "rms": RMS}
@@ -95,12 +95,27 @@ def _text(key: str, source: str) -> NotebookNode:
 
 
 def _link_markdown(link: str) -> str:
-    """The share link as a Markdown link, or a sentence when it is not a web address."""
+    """The share link as a Markdown link, saying where the lab must run for it to open, or a
+    sentence when it is not a web address."""
     if not link.startswith(("http://", "https://")):
         return "Open LayerNorm Lab and choose the same view to see these numbers there."
     # Percent-encode anything that could end the link's target or start Markdown or HTML.
     target = quote(link, safe="/:?&=%#,;+@-._~")
-    return f"[Open this view in LayerNorm Lab]({target})"
+    host = urlsplit(link).hostname
+    if host in _THIS_COMPUTER:
+        where = (
+            f"It opens only where LayerNorm Lab runs on the same computer as this notebook (it "
+            f"points at {host}): in Colab or on another computer, start the lab "
+            "there with `./run.sh` and choose the same view."
+        )
+    else:
+        where = "It needs LayerNorm Lab running at that address."
+    return f"[Open this view in LayerNorm Lab]({target}). {where}"
+
+
+# The names by which a link points at the computer it is opened on (a Colab notebook's is
+# Google's, not the student's).
+_THIS_COMPUTER = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0"})
 
 
 def _about(view: View) -> str:
@@ -173,12 +188,11 @@ def _header(view: View, title: str, what: str) -> str:
     return f"# {title}\n\n{_about(view)}\n\n{what} {_OPEN}\n\n{_link_markdown(view.link)}"
 
 
-def _opening(view: View, title: str, what: str) -> list[NotebookNode]:
-    """What both notebooks start with: the view in words, the inputs, the forward pass."""
+def _forward(view: View) -> list[NotebookNode]:
+    """What both notebooks share below their opening: the inputs, the forward pass."""
     norm = view.code
     count = _COUNTS[len(norm.lines)]
     return [
-        _text("title", _header(view, title, what)),
         _code("inputs", _inputs_cell(view)),
         _text(
             "forward",
@@ -230,7 +244,8 @@ def lesson_notebook(view: View) -> bytes:
     )
     return _finish(
         [
-            *_opening(view, title, what),
+            _text("title", _header(view, title, what)),
+            *_forward(view),
             _text(
                 "backward",
                 f"## Backward: the same lines undone, {len(norm.lines)} to 1\n\nThe loss is "
@@ -263,40 +278,87 @@ def lesson_notebook(view: View) -> bytes:
     )
 
 
+def _true_gradients(view: View, names: set[str]) -> str:
+    """TRUE: the lab's gradients at `names`, as literals (ln_core's staged backward of the
+    view's normalization), so each check runs one line on right inputs."""
+    i = view.inputs
+    if view.norm == "rms":
+        cache = ln_core.rms_forward(i.x, i.layer_gamma, i.layer_beta, i.eps, view.axis)
+        grads: ln_core.Grads = ln_core.rms_backward(i.dout, cache)
+    else:
+        grads = ln_core.backward(
+            i.dout, ln_core.forward(i.x, i.layer_gamma, i.layer_beta, i.eps, view.axis)
+        )
+    lines = [
+        "# The lab's gradients at the nodes your lines read (ln_core's staged backward), so",
+        "# each check judges one line: a wrong line above does not make a right one look wrong.",
+        "TRUE = {}",
+    ]
+    for name in sorted(names):
+        prefix = f'TRUE["{name}"] = '
+        lines.append(prefix + array_literal(getattr(grads, name), column=len(prefix)))
+    return "\n".join(lines)
+
+
+def _checks_cell(view: View, steps: tuple[Step, ...], read: dict[str, tuple[str, ...]]) -> str:
+    """Everything the checks need, in one folded cell under the task and the inputs; read:
+    the gradients each step's function reads, by its name."""
+    upstream = {name for names in read.values() for name in names}
+    true = {name for name in upstream if name != "dout" and "_via_" not in name}
+    return "\n\n\n".join(
+        [
+            f"{_FOLDED_TITLE}\nimport numpy as np",
+            code.REL_ERROR,
+            code.hints_cell(steps),
+            view.code.exercise_lines,
+            code.EXERCISE_HELPERS,
+            code.wiring_cell(steps, read),
+            _true_gradients(view, true),
+        ]
+    )
+
+
+# Colab shows a cell whose metadata says cellView "form" as this title, its code folded;
+# Jupyter and VS Code fold the source of a cell marked source_hidden.
+_FOLDED_TITLE = "#@title The checks: run this cell once (unfold it to read how they judge)"
+_FOLDED = {"jupyter": {"source_hidden": True}, "cellView": "form"}
+
+
 def exercise_notebook(view: View) -> bytes:
-    """The exercise: the same inputs and forward pass, every gradient a blank to fill, each
-    step followed by a check against central differences, and a final check of dx, dgamma,
-    dbeta."""
+    """The exercise: the task first, the same inputs, the checks in one folded cell, the forward
+    pass, every backward line a function with blanks to fill, each followed by a check of that
+    line alone against central differences, and a final check of all the lines together."""
     norm = view.code
     title = f"Backprop by hand: {norm.title}"
     what = (
-        "Write each gradient where it says `None  # TODO`, then run the check below it: it "
-        "compares your formula with a numerical gradient and says pass or not yet, with a hint."
+        "**Your task.** The forward pass below runs as written. Undo its lines from the last to "
+        "the first: in each `undo_line_…`, replace `None  # TODO` with the gradient's formula in "
+        "plain NumPy, then run the check under it. A check runs your line on the lab's own "
+        "gradients, so it judges that line alone, and says pass or not yet with a hint. The "
+        "last cell runs all your lines together, from dout to dx."
     )
     steps = code.backward_steps(view.skipped, norm)
+    gradients = {"dout", *(name for step in steps for name, _ in step.gradients)}
+    read = {code.undo_name(step): code.reads(step, gradients) for step in steps}
     return _finish(
         [
-            *_opening(view, title, what),
-            _text(
-                "checks",
-                "## The checks\n\nRun these cells once: they define `check`, which moves each "
-                "entry of a node by a small step both ways and compares the change of the loss "
-                "L = sum(dout * out) with your gradient.",
-            ),
-            _code("rel-error", code.REL_ERROR),
-            _code("hints", code.hints_cell(steps)),
-            _code("check-functions", f"{norm.exercise_lines}\n\n\n{code.EXERCISE_HELPERS}"),
+            _text("title", _header(view, title, what)),
+            _code("inputs", _inputs_cell(view)),
+            new_code_cell(_checks_cell(view, steps, read), id="checks", metadata=_FOLDED),
+            *_forward(view)[1:],
             _text(
                 "backward",
                 f"## Backward: undo the lines, {len(norm.lines)} to 1\n\nEach gradient has its "
-                "node's shape; "
-                "`n` and `shared` are defined after the forward pass.",
+                "node's shape; `n` and `shared` are defined after the forward pass.",
             ),
             *(
                 cell
                 for step in steps
                 for cell in (
-                    _code(f"blank-{step.number}", code.blank_cell(step, view.skipped, norm)),
+                    _code(
+                        f"blank-{step.number}",
+                        code.blank_cell(step, view.skipped, norm, read[code.undo_name(step)]),
+                    ),
                     _code(f"check-{step.number}", code.check_cell(step)),
                 )
             ),

@@ -12,6 +12,8 @@ LAYER and BATCH are the same lines: BatchNorm only averages over the batch axis 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from ln_core.forward import LINES
@@ -107,16 +109,42 @@ def backward_cell(step: Step, skipped: tuple[str, ...], norm: Norm) -> str:
     return f"# Undo {heading}\n{_comment(step.rule)}\n{lines}"
 
 
-def blank_cell(step: Step, skipped: tuple[str, ...], norm: Norm) -> str:
-    """The same cell for the exercise: every gradient left as a marked blank."""
-    lines = "\n".join(
-        f"{name} = None  # TODO: your formula{'' if name in step.checked else _LATER}"
-        for name, _ in step.gradients
+def reads(step: Step, gradients: Collection[str]) -> tuple[str, ...]:
+    """The gradients (of `gradients`) a step's lines read that it does not give itself."""
+    own = {name for name, _ in step.gradients}
+    found: list[str] = []
+    for _, expression in step.gradients:
+        for name in _NAME.findall(expression):
+            if name in gradients and name not in own and name not in found:
+                found.append(name)
+    return tuple(found)
+
+
+def undo_name(step: Step) -> str:
+    """The exercise's function for a step: undo_line_7."""
+    return f"undo_line_{step.number}"
+
+
+def blank_cell(step: Step, skipped: tuple[str, ...], norm: Norm, read: tuple[str, ...]) -> str:
+    """The same step for the exercise: a function of the gradients it reads, every gradient it
+    gives left as a marked blank."""
+    gives = [name for name, _ in step.gradients]
+    blanks = [
+        f"    {name} = None  # TODO: your formula{'' if name in step.checked else _LATER}"
+        for name in gives
+    ]
+    return "\n".join(
+        [
+            f"# Undo {line_heading(step.number, skipped, norm)}",
+            f"def {undo_name(step)}({', '.join(read)}):",
+            *blanks,
+            f"    return {', '.join(gives)}",
+        ]
     )
-    return f"# Undo {line_heading(step.number, skipped, norm)}\n{lines}"
 
 
 _LATER = " (one part of a sum; it is checked with that sum)"
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 def _comment(text: str, width: int = 96) -> str:
@@ -424,13 +452,50 @@ def numerical_gradient(name, wider=1.0):
 
 
 results = {}  # each check's last verdict, by gradient
+parts = {}  # your parts of a sum ("_via_"), from the lab's gradients, for the line that adds them
 
 
-def check(name, answer):
-    """Your gradient `answer` (d + a node's name) against central differences; prints and
-    keeps in `results` "pass", "not yet" with a hint, or "cannot resolve" where the
-    differences cannot judge it."""
-    results[name] = judge(name, answer)
+def check(undo):
+    """Run your `undo` on the lab's gradients it reads (TRUE; for a part of a sum, yours), so a
+    wrong line above does not make this one look wrong, and judge each gradient it gives
+    against central differences: prints and keeps in `results` "pass", "not yet" with a hint,
+    or "cannot resolve" where the differences cannot judge it."""
+    gives, read = GIVES[undo.__name__], READS[undo.__name__]
+    upstream = {"dout": dout, **TRUE, **parts}
+    blank = [name for name in read if upstream.get(name) is None]
+    if blank:
+        for name in gives:
+            if "_via_" not in name:
+                print(f"{name}: not yet. It adds {blank[0]}, which is still None: write that "
+                      f"part's formula first. Hint: {HINTS[name]}")
+                results[name] = "not yet"
+        return
+    answers = undo(*(upstream[name] for name in read))
+    for name, answer in zip(gives, answers if len(gives) > 1 else (answers,)):
+        if "_via_" in name:
+            parts[name] = answer
+        else:
+            results[name] = judge(name, answer)
+
+
+def your_backward():
+    """Your lines in turn from dout, each on what yours before it gave: the whole pass. Returns
+    every gradient, and the first left None (or None when none is)."""
+    values, first_blank = {"dout": dout}, None
+    for undo, gives in GIVES.items():
+        read = [values[name] for name in READS[undo]]
+        answers = (None,) * len(gives)
+        if all(value is not None for value in read):
+            answers = globals()[undo](*read)
+            answers = answers if len(gives) > 1 else (answers,)
+        values.update(zip(gives, answers))
+        first_blank = first_blank or next((n for n, a in zip(gives, answers) if a is None), None)
+    return values, first_blank
+
+
+def at(index):
+    """A position as (0, 1), the way you index the array."""
+    return "(" + ", ".join(str(int(i)) for i in index) + ")"
 
 
 def judge(name, answer):
@@ -474,7 +539,7 @@ def judge(name, answer):
         print(f"{name}: cannot resolve: {why}; try {other}.")
         return "cannot resolve"
     worst = np.unravel_index(np.argmax(gap - bound), gap.shape)
-    print(f"{name}: not yet (off by {float(gap[worst]):.1e} at {worst}, more than the "
+    print(f"{name}: not yet (off by {float(gap[worst]):.1e} at {at(worst)}, more than the "
           f"{float(bound[worst]):.1e} round-off explains there). Hint: {HINTS[name]}")
     return "not yet"'''
 
@@ -485,19 +550,33 @@ def hints_cell(steps: tuple[Step, ...]) -> str:
     return f"HINTS = {{\n{entries}\n}}"
 
 
+def wiring_cell(steps: tuple[Step, ...], read: Mapping[str, tuple[str, ...]]) -> str:
+    """Which gradients each of the exercise's functions gives and reads, in backward order."""
+    gives = "\n".join(
+        f"    {undo_name(step)!r}: {tuple(name for name, _ in step.gradients)!r}," for step in steps
+    )
+    reading = "\n".join(f"    {undo_name(step)!r}: {read[undo_name(step)]!r}," for step in steps)
+    return f"GIVES = {{\n{gives}\n}}\nREADS = {{\n{reading}\n}}"
+
+
 def check_cell(step: Step) -> str:
-    """The exercise's check of the gradients complete after one step."""
-    return "\n".join(f'check("{name}", {name})' for name in step.checked)
+    """The exercise's check of one step's function."""
+    return f"check({undo_name(step)})"
 
 
 def final_check(tensors: tuple[str, ...]) -> str:
-    """The exercise's last cell: the whole backward pass's dx, dgamma and dbeta at once."""
-    pairs = ", ".join(f'("{t}", {t})' for t in tensors)
+    """The exercise's last cell: all your lines together, and the dx, dgamma and dbeta they
+    give."""
     names = ", ".join(f'"{t}"' for t in tensors)
     return f"""\
-for name, answer in ({pairs},):
-    check(name, answer)
-final = [results[name] for name in ({names},)]
+yours, first_blank = your_backward()
+final = []
+for name in ({names},):
+    if yours[name] is None:
+        print(f"{{name}}: not yet. Your lines stop at {{first_blank}}, still None: write it first.")
+        final.append("not yet")
+    else:
+        final.append(judge(name, yours[name]))
 if all(result == "pass" for result in final):
     print("All pass: your backward pass gives the lab's gradients.")
 elif "not yet" in final:
