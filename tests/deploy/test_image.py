@@ -102,7 +102,8 @@ def test_the_image_command_serves_every_page_as_its_user(served) -> None:
 
 def test_the_image_user_writes_only_the_store_folder(image) -> None:
     (data,) = image.recipe.folders
-    wrote = image.run(["sh", "-c", "touch data/probe && rm data/probe"])
+    probe = data.path.relative_to(image.recipe.workdir) / "probe"
+    wrote = image.run(["sh", "-c", f"touch {probe} && rm {probe}"])
     assert wrote.returncode == 0, wrote.stderr
     for path in ("app.py", "ui/probe", "probe"):
         refused = image.run(["sh", "-c", f"touch {path}"])

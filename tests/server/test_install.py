@@ -5,6 +5,7 @@ What the lab takes from Streamlit's private parts is checked in test_streamlit_p
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -79,3 +80,27 @@ def test_the_launcher_starts_without_a_warning() -> None:
         check=True,
     )
     assert "WARNING" not in started.stderr and "No runtime" not in started.stderr, started.stderr
+
+
+def test_every_library_the_app_imports_is_named_in_requirements() -> None:
+    """A library the app imports itself is a requirement of its own, not something that comes
+    with another (pyarrow and Pillow arrive with Streamlit, but the lab uses them directly)."""
+    named = {canonicalize_name(r.name) for r in _requirements("requirements.txt")}
+    distributions = metadata.packages_distributions()
+    files = [ROOT / "app.py"]
+    for folder in ("pages", "ui", "ln_core", "teaching"):
+        files += (ROOT / folder).rglob("*.py")
+    missing = set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                tops = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            for top in tops:
+                dists = {canonicalize_name(d) for d in distributions.get(top, [])}
+                if dists and not dists & named:
+                    missing.add(f"{top} ({', '.join(sorted(dists))}) in {path.relative_to(ROOT)}")
+    assert not missing, "imported but not in requirements.txt:\n" + "\n".join(sorted(missing))
