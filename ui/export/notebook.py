@@ -1,7 +1,8 @@
 """The current view as a Jupyter notebook: the lesson in code, or the exercise with its checks.
 
 Both are written with the nbformat library (version 4) and run in a clean kernel with NumPy and
-matplotlib only. Cells are the fixed texts of ui.export.notebook_code, chosen by the view's
+matplotlib only. Cells are the fixed texts of ui.export.notebook_code (notebook source in
+ui/export/cells, and ln_core's table of the ten nodes), chosen by the view's
 options; the view only adds numbers (ui.export.python_literal) to code cells, and its words (the
 preset's name, the link) to Markdown cells, quoted so they show as typed. Cell ids are the
 cells' roles, so the same view always gives the same bytes.

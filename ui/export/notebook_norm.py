@@ -7,8 +7,11 @@ with a view's numbers.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from ln_core.staged import Line
 
@@ -62,3 +65,33 @@ class Norm:
     @property
     def nodes(self) -> tuple[str, ...]:
         return tuple(line.name for line in self.lines)
+
+
+_CELLS = Path(__file__).parent / "cells"
+_PLACEHOLDER = re.compile(r"__[A-Z_]+__")
+
+
+@functools.cache
+def cells(name: str) -> Mapping[str, str]:
+    """The cells of ui/export/cells/<name>.py by name, in jupytext's percent format: a cell runs
+    from its "# %% name" line to the next (the lines above the first are the file's header)."""
+    found: dict[str, list[str]] = {}
+    for line in (_CELLS / f"{name}.py").read_text().splitlines():
+        if line.startswith("# %% "):
+            found[line.removeprefix("# %% ").strip()] = lines = []
+        elif found:
+            lines.append(line)
+    return {key: "\n".join(lines).strip("\n") for key, lines in found.items()}
+
+
+def fill(text: str, **values: str) -> str:
+    """A cell's text with each __KEY__ replaced by values["key"] (each must be there to fill)."""
+    for key, value in values.items():
+        placeholder = f"__{key.upper()}__"
+        if placeholder not in text:
+            raise ValueError(f"The cell has no {placeholder} to fill.")
+        text = text.replace(placeholder, value)
+    left = _PLACEHOLDER.search(text)
+    if left:
+        raise ValueError(f"The cell's {left.group()} was not filled.")
+    return text

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ln_core.rmsnorm import RMS_LINES
 from teaching.glossary import meaning
 from ui.export.notebook_code import jacobian, sizes
-from ui.export.notebook_norm import Norm, Step
+from ui.export.notebook_norm import Norm, Step, cells
 
 FORWARD = {
     "sq_x": "sq_x = x ** 2",
@@ -86,57 +86,8 @@ MIDDLE = (
     ),
 )
 
-CLOSED_FORM = """\
-# dx = s * (g - normalized_x * mean(g * normalized_x)), s = inv_sqrt_mse, g = dout * gamma:
-# the staged pass above folded into one line, split by the path x takes (no mean to go through).
-g = dout if gamma is None else gamma * dout
-direct = inv_sqrt_mse * g
-mean_g_xhat = np.mean(g * normalized_x, axis=axis, keepdims=True)
-through_mean_square = -inv_sqrt_mse * normalized_x * mean_g_xhat
-dx_closed = direct + through_mean_square
-print(f"closed form against the staged pass: rel_error = {rel_error(dx_closed, dx):.1e}")"""
-
-RMSNORM = '''\
-def forward(x, gamma, beta):
-    """The eight forward lines in one function (gamma or beta None: left out)."""
-    inv_sqrt_mse = 1 / np.sqrt(np.mean(x ** 2, axis=axis, keepdims=True) + eps)
-    normalized_x = x * inv_sqrt_mse
-    gx = normalized_x if gamma is None else gamma * normalized_x
-    return gx if beta is None else gx + beta'''
-
-# The steps the notebook works out itself; `steps` and `bound` follow.
-OWN_STEPS = """\
-# The lab has no gradient check for RMSNorm: these are its rules for LayerNorm, with the root
-# mean square as sigma. The step for x is sigma * cbrt(machine eps * max(1, max|x| / sigma));
-# for gamma and beta at least cbrt(machine eps) times their size (out is linear in them).
-machine_eps = float(np.finfo(x.dtype).eps)
-sigma = float(np.median(sqrt_mse))
-step_x = sigma * float(np.cbrt(machine_eps * max(1.0, float(np.max(np.abs(x))) / sigma)))
-param_sizes = [float(np.max(np.abs(p))) for p in (gamma, beta) if p is not None]
-step_params = max(step_x, float(np.cbrt(machine_eps)) * max([1.0, *param_sizes]))"""
-
-EXERCISE_LINES = '''\
-NODES = ("x", "sq_x", "mean_sq", "mse", "sqrt_mse", "inv_sqrt_mse", "normalized_x", "gx", "out")
-# Each node's natural size; its step is cbrt(machine eps) of it (the lab's rule, node_check.py).
-UNIT = {"x": "sqrt_mse", "sq_x": "mse", "mean_sq": "mse", "mse": "mse", "sqrt_mse": "sqrt_mse",
-        "inv_sqrt_mse": "inv_sqrt_mse"}
-
-# The forward lines again, each as a function of the values before it.
-LINE = {
-    "sq_x": lambda v: v["x"] ** 2,
-    "mean_sq": lambda v: np.mean(v["sq_x"], axis=axis, keepdims=True),
-    "mse": lambda v: v["mean_sq"] + eps,
-    "sqrt_mse": lambda v: np.sqrt(v["mse"]),
-    "inv_sqrt_mse": lambda v: 1 / v["sqrt_mse"],
-    "normalized_x": lambda v: v["x"] * v["inv_sqrt_mse"],
-}
-
-
-def node_values():
-    """The inputs and every node of the forward pass above, by name."""
-    return {"x": x, "gamma": gamma, "beta": beta, "sq_x": sq_x, "mean_sq": mean_sq, "mse": mse,
-            "sqrt_mse": sqrt_mse, "inv_sqrt_mse": inv_sqrt_mse, "normalized_x": normalized_x,
-            "gx": gx, "out": out}'''
+# RMSNorm's own fixed cells (ui/export/cells/rmsnorm.py).
+_CELLS = cells("rmsnorm")
 
 RMS = Norm(
     title="RMSNorm",
@@ -154,13 +105,13 @@ RMS = Norm(
         "tuple(range(x.ndim - len(axis)))",
         "gamma and beta are shared by every vector",
     ),
-    closed_form=CLOSED_FORM,
-    layer=RMSNORM,
+    closed_form=_CELLS["closed-form"],
+    layer=_CELLS["layer"],
     jacobian=jacobian(
         "inv_sqrt_mse",
         "J = gamma_i * s * ((1 if i == j else 0) - normalized_x_i * normalized_x_j / P)",
         "np.eye(P) - np.outer(xhat, xhat) / P",
     ),
-    exercise_lines=EXERCISE_LINES,
-    own_steps=OWN_STEPS,
+    exercise_lines=_CELLS["exercise-lines"],
+    own_steps=_CELLS["own-steps"],
 )
