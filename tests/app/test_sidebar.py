@@ -102,3 +102,19 @@ def test_eps_back_above_zero_clears_the_error(lab):
     assert lab.errors()
     lab.set_sidebar("eps", 1e-5)
     lab.assert_clean()
+
+
+def test_a_typed_eps_is_read_once_where_it_enters(lab, monkeypatch):
+    """The sidebar's eps field reads the text once (its state key's own check, parse_eps):
+    the number is not read again by the field, nor cast again where the inputs are built."""
+    import ui.entry.numbers
+
+    read = []
+    parse_number = ui.entry.numbers.parse_number
+    monkeypatch.setattr(
+        ui.entry.numbers, "parse_number", lambda value: read.append(value) or parse_number(value)
+    )
+    lab.set_sidebar("eps", 0.25)
+    lab.assert_clean()
+    assert lab.state["eps"] == 0.25
+    assert read == ["0.25"]

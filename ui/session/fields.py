@@ -20,12 +20,16 @@ def number_field(
     label: str,
     key: str,
     help_text: str,
-    parse: Callable[[object], object],
+    parse: Callable[[object], object] | None = None,
     on_change: Callable[[], None] | None = None,
 ) -> None:
-    """A number typed as text; a refused entry is named under the field, the old value kept."""
+    """A number typed as text; a refused entry is named under the field, the old value kept.
+
+    parse: how this field reads the text, where it is narrower than the state key's own check
+    (ui.session.state.SCHEMA), which reads it otherwise: either way the text is read once."""
+    reads = parse or state.SCHEMA[key].valid
     st.text_input(
-        label, help=help_text, **state.bound(key, on_change, parse=parse, show=format_number)
+        label, help=help_text, **state.bound(key, on_change, parse=reads, show=format_number)
     )
     said = take_refusal(label, key)
     if said is not None:

@@ -11,7 +11,6 @@ import streamlit as st
 from teaching.presets import PRESETS
 from ui.entry.errors import shown_errors
 from ui.entry.limits import EPS_MAX, SIDEBAR
-from ui.entry.numbers import parse_eps
 from ui.server import compute
 from ui.session import affine_control, state
 from ui.session.fields import number_field, whole_field
@@ -64,7 +63,6 @@ def draw(url_path: str) -> None:
             "eps",
             f"Added to the variance before the square root, from 0 to {EPS_MAX:g} (type 1e-5 "
             "for 0.00001). 0 is allowed: then a vector with zero variance has no defined output.",
-            parse_eps,
         )
         st.radio("dtype", state.DTYPES, horizontal=True, **state.bound("dtype"))
         with shown_errors():

@@ -414,7 +414,7 @@ def upstream_gradient() -> np.ndarray:
     if kind == "one_hot":
         return one_hot(s["x"].shape, s["one_hot_index"])
     if kind == "loss":
-        return compute.loss_gradient(s["x"], s["gamma"], s["beta"], float(s["eps"]), s["target"])
+        return compute.loss_gradient(s["x"], s["gamma"], s["beta"], s["eps"], s["target"])
     return s["dout_edited"]
 
 
@@ -432,7 +432,7 @@ def inputs(dtype_name: str | None = None) -> Inputs:
         gamma=as_float_array("gamma", s["gamma"], target),
         beta=as_float_array("beta", s["beta"], target),
         dout=as_float_array("dout", upstream_gradient(), target),
-        eps=float(s["eps"]),
+        eps=s["eps"],
         dtype=name,
     )
 
@@ -474,8 +474,10 @@ def bound(
     def copy_back() -> None:
         typed = s[widget_key]
         problems = {k: v for k, v in s["field_problems"].items() if k != key}
+        check = SCHEMA[key].valid
         try:
-            value = SCHEMA[key].valid(parse(typed) if parse else typed)
+            # Text read by the key's own check is read once: its result is not checked again.
+            value = parse(typed) if parse is check else check(parse(typed) if parse else typed)
         except ValueError as err:
             if parse is None:
                 st.toast(
