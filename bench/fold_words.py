@@ -5,8 +5,8 @@
 A fresh session per page at default inputs; once the page's script has finished, every text
 the student can see in the main area within the first screen is counted (the sidebar is left
 out: it is the same on every page). A word is a run of characters between spaces; a typeset
-formula counts as one word (its MathML copy, hidden from sight, is not counted); a table's
-cells are drawn on a canvas and count as their accessible copy's visible cells. Closed
+formula counts as one word (its MathML copy, hidden from sight, is not counted); a table
+drawn on a canvas (st.dataframe, st.data_editor) counts nothing, only its toolbar. Closed
 expanders, popovers and tabs not chosen hold no visible text and count nothing. With --shots,
 each first screen is saved as <DIR>/fold_<width>x<height>_<page>.png.
 """

@@ -19,6 +19,7 @@ from teaching.verdicts import (
     PASS,
     Verdict,
     agrees,
+    combined,
     judged,
     number,
     rounding_agreement,
@@ -33,6 +34,7 @@ class JacobianVerdicts:
     xhat: Verdict
     symmetry: Verdict
     dx: Verdict
+    overall: Verdict  # the four in one, for the top of the page
 
 
 def resolving_vector(facts: JacobianFacts, dtype: str) -> str:
@@ -116,7 +118,7 @@ def _symmetry(facts: JacobianFacts, hint: str) -> Verdict:
 def jacobian_verdicts(facts: JacobianFacts, eps: float, dtype: str) -> JacobianVerdicts:
     """The verdicts for one vector's facts, computed at this eps in this dtype."""
     hint = resolving_vector(facts, dtype)
-    return JacobianVerdicts(
+    four = dict(
         ones=_zero(
             "how much the output moves when the same number is added to every x_j (J 1)",
             facts.ones_response,
@@ -134,3 +136,11 @@ def jacobian_verdicts(facts: JacobianFacts, eps: float, dtype: str) -> JacobianV
             f"{hint} Or try a random upstream gradient and gamma.",
         ),
     )
+    named = dict(zip(("J 1 = 0", "J x̂", "symmetry", "dout J = dx"), four.values(), strict=True))
+    overall = combined(
+        named,
+        "the four facts below: J 1, J x̂, symmetry, and dout J against the backward's dx",
+        "all four facts J must satisfy hold on this vector.",
+        hint,
+    )
+    return JacobianVerdicts(**four, overall=overall)

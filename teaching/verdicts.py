@@ -219,6 +219,24 @@ def judged(checks: str, judgement: Judgement, why_bound: str, hint: str) -> Verd
     )
 
 
+def combined(verdicts: dict[str, Verdict], checks: str, all_hold: str, hint: str) -> Verdict:
+    """Several named verdicts as one, for the top of a page: a fail first (with how far off),
+    then what cannot be resolved (with what would resolve it); all_hold: the outcome when every
+    one passes. The reason lists each verdict's headline."""
+    failed = [name for name, v in verdicts.items() if v.status == FAIL]
+    unresolved = [name for name, v in verdicts.items() if v.status == CANNOT_RESOLVE]
+    if failed:
+        status = FAIL
+        outcome = f"{', '.join(failed)}: {verdicts[failed[0]].outcome}"
+    elif unresolved:
+        status = CANNOT_RESOLVE
+        outcome = f"nothing fails, but {', '.join(unresolved)} cannot be resolved here. {hint}"
+    else:
+        status, outcome = PASS, all_hold
+    reason = " ".join(f"{name}: {v.headline}" for name, v in verdicts.items())
+    return Verdict(checks, "each of them as expected", status, outcome, reason)
+
+
 def numerical_agreement(checks: str, judgement: Judgement, dtype: str, hint: str) -> Verdict:
     """An analytic gradient against central differences."""
     why = f"the central difference's round-off and truncation in {dtype} and the value's rounding"

@@ -2,14 +2,15 @@
 
 import streamlit as st
 
-from teaching.verdicts import resolving_inputs, rounding_agreement
+from teaching.verdicts import Verdict, combined, resolving_inputs, rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
+from ui.draw.opening import opening
 from ui.draw.tables import columns_table
-from ui.draw.verdict_metric import verdict_metric
+from ui.draw.verdict_metric import verdict_lines, verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_expander
-from ui.lesson.glossary import glossary_expander
+from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import share, state
 
@@ -20,14 +21,19 @@ NORMS = {
     "rms": "RMSNorm: each row, scaled by its root mean square, no mean node",
 }
 
-st.title("LayerNorm vs BatchNorm")
-glossary_expander(("staged", "broadcast"), title="Words on this page")
-st.markdown(
-    "The ten nodes do not care which axis they average over. LayerNorm averages each row of "
-    "the input (vectors x D) over its features; BatchNorm averages each column over the batch, so "
-    "**BatchNorm is LayerNorm applied to the transpose** (with gamma and beta still per "
-    "feature). RMSNorm drops the mean node and divides by the root mean square."
+opening(
+    "LayerNorm vs BatchNorm",
+    "The same ten nodes over another axis: LayerNorm averages each row, BatchNorm each column, "
+    "so **BatchNorm is LayerNorm applied to the transpose**.",
 )
+with st.expander("More about the three norms, and the words on this page"):
+    st.markdown(
+        "The ten nodes do not care which axis they average over. LayerNorm averages each row "
+        "of the input (vectors x D) over its features; BatchNorm averages each column over the batch "
+        "(with gamma and beta still per feature). RMSNorm drops the mean node and divides by "
+        "the root mean square."
+    )
+    glossary_list(("staged", "broadcast"))
 if s["x"].ndim == 1:
     st.error(
         "BatchNorm needs a batch: x is a single vector. Choose rows (vectors x D) or tokens in the "
@@ -35,6 +41,37 @@ if s["x"].ndim == 1:
     )
     st.stop()
 caps.enforce("batchnorm")
+
+
+def transpose_check() -> tuple[dict[str, Verdict], str]:
+    """BatchNorm's staged graph against LayerNorm on the transpose, tensor by tensor, and what
+    would resolve a tensor these inputs cannot."""
+    batch = state.inputs().rows()
+    comparison = compute.bn_vs_ln(batch)
+    hint = resolving_inputs(compute.forward(batch, 0), batch.dout)
+    verdicts = {
+        name: rounding_agreement(
+            f"BatchNorm's {name} from the staged graph (axis = 0) against LayerNorm on the "
+            "transpose",
+            comparison.judgements[name],
+            batch.dtype,
+            hint,
+        )
+        for name in comparison.errors
+    }
+    return verdicts, hint
+
+
+with stops_on_error(), st.container(key="main_verdict"):
+    verdicts, hint = transpose_check()
+    verdict_lines(
+        combined(
+            verdicts,
+            "BatchNorm on x against LayerNorm on x transposed, every tensor (the check below)",
+            "BatchNorm on x equals LayerNorm on x transposed, up to rounding.",
+            hint,
+        )
+    )
 
 
 @st.fragment
@@ -57,7 +94,8 @@ def normalized() -> None:
             height=320,
             boxes="columns" if norm == "batch" else "rows",
         )
-        st.plotly_chart(fig, width="stretch")
+        with st.container(key="main_figure"):
+            st.plotly_chart(fig, width="stretch")
         st.caption(
             "Read: red entries are positive, blue negative; each black box is one group whose "
             "mean and variance are taken (rows for LayerNorm and RMSNorm, columns for BatchNorm)."
@@ -110,16 +148,8 @@ with stops_on_error():
     batch = state.inputs().rows()
     comparison = compute.bn_vs_ln(batch)
     cols = st.columns(4)
-    hint = resolving_inputs(compute.forward(batch, 0), batch.dout)
     for col, (name, error) in zip(cols, comparison.errors.items(), strict=True):
-        verdict = rounding_agreement(
-            f"BatchNorm's {name} from the staged graph (axis = 0) against LayerNorm on the "
-            "transpose",
-            comparison.judgements[name],
-            batch.dtype,
-            hint,
-        )
-        verdict_metric(name, error, verdict, col)
+        verdict_metric(name, error, verdicts[name], col)
     st.caption(
         "Relative error between the staged graph with axis = 0 and LayerNorm (axis = -1, "
         "unit gamma, zero beta) run on the transpose with gamma and beta applied per feature."

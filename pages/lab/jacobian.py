@@ -8,7 +8,8 @@ from teaching.jacobian_verdicts import jacobian_verdicts
 from teaching.quiz import PAGE_QUESTIONS, Vector
 from ui.draw.figures import eigenvalues
 from ui.draw.matrix_view import draw_matrix, shared_limit
-from ui.draw.verdict_metric import verdict_metric
+from ui.draw.opening import opening
+from ui.draw.verdict_metric import verdict_lines, verdict_metric
 from ui.entry.errors import stops_on_error
 from ui.entry.inputs import Inputs
 from ui.lesson.predict import predict
@@ -18,13 +19,18 @@ from ui.session.picker import pick_vector
 
 s = st.session_state
 
-st.title("Jacobian")
-st.markdown(
-    "Row i of J holds how output $y_i$ moves when each input $x_j$ moves: "
-    "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: it computes "
-    "$dx = dout\\,J$ directly. Seeing J shows why every input influences every output."
+opening(
+    "Jacobian",
+    "Row i of J shows how output $y_i$ moves when each input $x_j$ moves: every input moves "
+    "every output.",
 )
-st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
+with st.expander("More about J"):
+    st.markdown(
+        "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: it "
+        "computes $dx = dout\\,J$ directly. Seeing J shows why every input influences every "
+        "output."
+    )
+    st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 caps.enforce("jacobian")
 
 
@@ -58,7 +64,7 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
                 "Read across: the three paths add up, entry by entry, to J."
             )
         else:
-            draw_matrix(jacobian, "J = dy/dx")
+            draw_matrix(jacobian, "J = dy/dx", height=360)
             st.caption(
                 "Read: row i is how output y_i moves as each input x_j moves (red up, blue down, "
                 "white not at all). Every input moves every output: no entry is white except by "
@@ -74,12 +80,14 @@ def one_vector() -> None:
         index = pick_vector(inputs.x.shape)
         vector = inputs.vector(index)
         facts = compute.jacobian_facts(vector)
+        verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
 
-        # It writes the link, which holds the chosen vector too.
-        matrices(vector, facts.jacobian)
+        with st.container(key="main_figure"):
+            verdict_lines(verdicts.overall)
+            # It writes the link, which holds the chosen vector too.
+            matrices(vector, facts.jacobian)
 
         st.header("What J must satisfy, computed live")
-        verdicts = jacobian_verdicts(facts, inputs.eps, inputs.dtype)
         cols = st.columns(4)
         verdict_metric("max |J @ 1|", facts.ones_response, verdicts.ones, cols[0])
         verdict_metric("max |J @ x_hat|", facts.xhat_response, verdicts.xhat, cols[1])

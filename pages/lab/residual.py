@@ -4,47 +4,54 @@ import streamlit as st
 
 from teaching.verdicts import numerical_agreement, resolving_inputs
 from ui.draw.figures import grouped_bars, heatmap
+from ui.draw.opening import opening
 from ui.draw.tables import rows_numbers, vectors_numbers
 from ui.draw.verdict_metric import verdict_metric
 from ui.entry.errors import stops_on_error
-from ui.lesson.glossary import glossary_expander
+from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import state
 from ui.session.picker import pick_vector
 
 s = st.session_state
 
-st.title("Residual block (post-LN)")
-glossary_expander(("post-LN", "staged"), title="Words on this page")
-st.markdown(
-    "In a post-LN transformer layer the sublayer's output is added to its input and the sum is "
-    "normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small sublayer "
-    "$F(x) = \\tanh(xW + c)$ seeded by the sidebar's seed. Since $x$ reaches $z$ twice, "
-    "$dx = dz + dz\\,\\partial F/\\partial x$: the skip connection hands $dz$ straight back, "
-    "which is why deep residual networks keep a healthy gradient."
+opening(
+    "Residual block (post-LN)",
+    "In $y = \\mathrm{LN}(x + F(x))$ the gradient reaches x along two paths: the skip hands "
+    "$dz$ straight back, and F adds its own share.",
 )
+with st.expander("More about the block, and the words on this page"):
+    st.markdown(
+        "In a post-LN transformer layer the sublayer's output is added to its input and the sum "
+        "is normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small sublayer "
+        "$F(x) = \\tanh(xW + c)$ seeded by the sidebar's seed. Since $x$ reaches $z$ twice, "
+        "$dx = dz + dz\\,\\partial F/\\partial x$: the skip connection hands $dz$ straight "
+        "back, which is why deep residual networks keep a healthy gradient."
+    )
+    glossary_list(("post-LN", "staged"))
 caps.enforce("residual")
 
 with stops_on_error():
     inputs = state.inputs()
     cache, grads, judgements = compute.residual(inputs, int(s["seed"]))
     hint = resolving_inputs(cache.ln, inputs.dout)
-    cols = st.columns(3)
-    for col, (name, judgement) in zip(cols, judgements.items(), strict=True):
-        verdict = numerical_agreement(
-            f"{name} of the block's backward pass against central differences",
-            judgement,
-            inputs.dtype,
-            hint,
-        )
-        verdict_metric(f"{name} vs numerical", judgement.relative, verdict, col)
-    index = pick_vector(inputs.x.shape)
-    parts = {
-        "through the skip (= dz)": grads.dx_skip[index],
-        "through F": grads.dx_sublayer[index],
-        "dx (sum)": grads.dx[index],
-    }
-    st.plotly_chart(grouped_bars(parts, "feature j", "gradient"), width="stretch")
+    with st.container(key="main_figure"):
+        cols = st.columns(3)
+        for col, (name, judgement) in zip(cols, judgements.items(), strict=True):
+            verdict = numerical_agreement(
+                f"{name} of the block's backward pass against central differences",
+                judgement,
+                inputs.dtype,
+                hint,
+            )
+            verdict_metric(f"{name} vs numerical", judgement.relative, verdict, col)
+        index = pick_vector(inputs.x.shape)
+        parts = {
+            "through the skip (= dz)": grads.dx_skip[index],
+            "through F": grads.dx_sublayer[index],
+            "dx (sum)": grads.dx[index],
+        }
+        st.plotly_chart(grouped_bars(parts, "feature j", "gradient"), width="stretch")
     st.caption(
         "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
         "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."

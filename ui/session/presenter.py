@@ -143,8 +143,14 @@ _TOOLBAR_ROOM = """
 }
 """
 
+# Always on: the page's heading starts just under the toolbar, not two lines below it, so the
+# first screen has room for the page's idea, its picture and its verdict.
+_FIRST_SCREEN = """
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; }
+"""
+
 _ALWAYS = (
-    f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}"
+    f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}{_FIRST_SCREEN}"
     f"{PHONE_TABLES_CSS}{SUMMARY_CSS}{NUMBERS_CSS}"
 )
 
