@@ -6,20 +6,25 @@ import streamlit as st
 
 from ln_core.audit import AuditResult
 from ui.draw import audit_view
+from ui.draw.opening import opening
 from ui.entry.errors import shown_errors, stops_on_error
 from ui.entry.literal import literal
 from ui.server import caps, compute
 from ui.session import state
 
-st.title("Derivation audit")
-st.markdown(
-    "LayerNorm Lab was built from five write-ups of the backward pass. Every formula they state "
-    "is coded here as written and run on your inputs, in the document's own model (one γ or "
-    "one per feature, with ε or without), against the quantity it claims to be: the staged "
-    "backward, LayerNorm's Jacobian or a numerical derivative. Everything is judged in float64. "
-    "When your inputs cannot tell a right formula from a wrong one, the audit says so and what "
-    "to try."
+opening(
+    "Derivation audit",
+    "Every formula of the five write-ups the lab was built from, run on your inputs: correct, "
+    "wrong (with the smallest fix) or cannot decide.",
 )
+with st.expander("How the formulas are judged"):
+    st.markdown(
+        "Every formula the documents state is coded here as written and run on your inputs, in "
+        "the document's own model (one γ or one per feature, with ε or without), against the "
+        "quantity it claims to be: the staged backward, LayerNorm's Jacobian or a numerical "
+        "derivative. Everything is judged in float64. When your inputs cannot tell a right "
+        "formula from a wrong one, the audit says so and what to try."
+    )
 caps.enforce("audit")
 s = st.session_state
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ln_core.derivation import TARGETS
 from ui.draw import derivation_view
+from ui.draw.opening import opening
 from ui.entry.errors import shown_errors, stops_on_error
 from ui.server import caps, compute
 from ui.session import state
@@ -26,17 +27,21 @@ def _use(target: str, formula: str) -> None:
     st.session_state.update(derive_target=target, derive_formula=formula)
 
 
-st.title("Check your derivation")
-st.markdown(
-    "Derived a gradient on paper? Type it here. The lab reads it with its own small grammar, "
-    "shows the formula as it understood it, then judges it the way the Derivation audit "
-    "judges the five documents: on your inputs, then on inputs chosen to tell common mistakes "
-    "apart. A wrong formula gets the simplest input that shows it, and the mistake's name "
-    "when the lab knows it."
+opening(
+    "Check your derivation",
+    "Derived a gradient on paper? Type it here: the lab shows how it reads it and judges it, "
+    "with the simplest input that breaks it if it is wrong.",
 )
+with st.expander("How your formula is judged"):
+    st.markdown(
+        "The lab reads your formula with its own small grammar, shows the formula as it "
+        "understood it, then judges it the way the Derivation audit judges the five documents: "
+        "on your inputs, then on inputs chosen to tell common mistakes apart. A wrong formula "
+        "gets the simplest input that shows it, and the mistake's name when the lab knows it."
+    )
 caps.enforce("derive")
 
-typing, names = st.columns([3, 2])
+typing, names = st.container(key="main_figure").columns([3, 2])
 with typing:
     target = st.selectbox(
         "The gradient your formula computes",

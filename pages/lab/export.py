@@ -4,6 +4,7 @@ from functools import partial
 
 import streamlit as st
 
+from ui.draw.opening import opening
 from ui.entry.errors import stops_on_error
 from ui.export.bundle import numpy_snippet, to_json, to_npz
 from ui.export.download import download
@@ -13,23 +14,29 @@ from ui.export.report import html_report
 from ui.server import caps, compute
 from ui.session import affine_control, class_link, share, state
 
-st.title("Export and share")
+opening(
+    "Export and share",
+    "A link that opens this exact view in any browser, and the example to take away as a file.",
+)
 
 st.header("Link to this view")
 came_from = st.session_state["view_page"]
-st.caption(
-    f"Opens the {class_link.PAGE_TITLES.get(came_from, 'Overview')} page as you left it: the "
-    "preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the gradient "
-    "check's bug, the Jacobian's three-paths toggle, the quiz, answers already revealed and "
-    "any array you edited (each while it has at most 64 numbers). Opening it in a fresh browser "
-    "shows the same numbers."
-)
+page_title = class_link.PAGE_TITLES.get(came_from, "Overview")
+st.caption(f"Opens the {page_title} page as you left it, with the same numbers.")
+with st.expander("What the link keeps"):
+    st.caption(
+        "The preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the "
+        "gradient check's bug, the Jacobian's three-paths toggle, the quiz, answers already "
+        "revealed and any array you edited (each while it has at most 64 numbers). Opening it "
+        "in a fresh browser shows the same numbers."
+    )
 if share.link_warning():
     st.warning(share.link_warning(), icon=":material/wifi_off:")
 left_out = share.left_out(st.session_state)
 if left_out:
     st.warning(left_out, icon=":material/link_off:")
-st.code(share.current_link(came_from), language=None, wrap_lines=True)
+with st.container(key="main_figure"):
+    st.code(share.current_link(came_from), language=None, wrap_lines=True)
 class_link.draw(came_from)
 
 st.header("Download this example")

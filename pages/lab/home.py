@@ -3,38 +3,46 @@
 import streamlit as st
 
 from teaching.presets import PRESETS
+from ui.draw.opening import opening
 from ui.lesson import guide
 from ui.lesson.glossary import glossary_expander
 
-st.title("LayerNorm Lab")
-st.markdown(
-    """
-Layer Normalization rescales each vector to mean 0 and variance 1, then applies a learned
-scale `gamma` and shift `beta`:
-"""
+# Links per row on the first screen: the path reads left to right, then on the next row.
+PER_ROW = 5
+
+opening(
+    "LayerNorm Lab",
+    "Layer Normalization rescales each vector to mean 0 and variance 1, then scales it by "
+    "`gamma` and shifts it by `beta`. This lab takes the backward pass apart into **ten small "
+    "nodes** and checks every gradient against a numerical one.",
 )
-st.latex(
-    r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,"
-    r"\qquad \mu = \tfrac{1}{D}\sum_j x_j,\quad \sigma^2 = \tfrac{1}{D}\sum_j (x_j - \mu)^2"
-)
-st.markdown(
-    """
+with st.container(key="main_figure"):
+    st.latex(
+        r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,"
+        r"\qquad \mu = \tfrac{1}{D}\sum_j x_j,\quad \sigma^2 = \tfrac{1}{D}\sum_j (x_j - \mu)^2"
+    )
+    st.markdown("**Follow the pages in this order** (hover one for what it teaches):")
+    path = guide.visible_path()
+    for start in range(0, len(path), PER_ROW):
+        row = path[start : start + PER_ROW]
+        for column, stop in zip(st.columns(PER_ROW), row, strict=False):
+            column.page_link(stop.script, help=stop.teaches)
+
+with st.expander("How to use the lab"):
+    st.markdown(
+        """
 The forward pass is easy. The backward pass is where students get lost: every input
 reaches every output three ways (directly, through the mean, and through the variance).
-This lab takes the formula apart into **ten small nodes**, walks through them forward and
+This lab takes the formula apart into ten small nodes, walks through them forward and
 back, and checks every gradient against a numerical one, so you never have to take a
 formula on trust.
 
-**How to use it.** The sidebar's inputs (preset, shape, seed, `eps`, dtype) are shared by
-every page. Follow the pages in this order: each ends with what to try, a question to predict
-before the app answers it with its own numbers, and a link to the next page.
+The sidebar's inputs (preset, shape, seed, `eps`, dtype) are shared by every page. Each
+page ends with what to try, a question to predict before the app answers it with its own
+numbers, and a link to the next page.
 """
-)
+    )
 glossary_expander(title="The ten nodes and the other names, in plain words")
-
-for stop in guide.visible_path():
-    st.page_link(stop.script)
-    st.caption(stop.teaches)
 
 st.markdown("**Classroom presets**: each demonstrates one behaviour.")
 st.markdown("\n".join(f"- **{p.name}**: {p.description}" for p in PRESETS.values()))

@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from teaching.upstream import constant_dout_warning
+from ui.draw.opening import opening
 from ui.entry.csv_io import DOUT, GAMMA_BETA, to_csv
 from ui.entry.errors import shown_errors
 from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
@@ -16,15 +17,16 @@ from ui.session.edits import edits_bar
 from ui.session.fields import whole_field
 
 s = st.session_state
-st.title("Inputs")
-st.caption(
-    "Every page computes from these numbers. Edits are checked as you type: an empty or "
-    "non-numeric cell is reported and the last valid numbers stay in use."
+opening(
+    "Inputs",
+    "Every page computes from these numbers. Edit a cell: one that does not read as a number "
+    "is reported, and the last valid numbers stay in use.",
 )
 edits_bar()
 
 st.header("x: one row per vector")
-array_editor("x", s["x"], lambda a: state.set_array("x", a))
+with st.container(key="main_figure"):
+    array_editor("x", s["x"], lambda a: state.set_array("x", a))
 
 with st.expander("Paste or upload x as CSV, or download the inputs"):
     st.caption(

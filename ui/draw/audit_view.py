@@ -255,7 +255,8 @@ def summary(results: list[AuditResult], verdict: str, presenter: bool) -> AuditR
     for a projector); returns the formula whose row was selected (its explanation opens below),
     or None. The tables' keys are picker_keys(kept(results, verdict)): a selection no click
     sends must be gone from the page's state before this draws them."""
-    st.header(counts(results))
+    with st.container(key="main_figure"):
+        st.header(counts(results))
     shown = kept(results, verdict)
     wide_key, phone_key = picker_keys(shown)
     st.caption("Select a row to open that formula's explanation below.")
