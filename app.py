@@ -10,6 +10,7 @@ import streamlit as st
 import ui.server.browser_messages
 import ui.server.server_memory
 import ui.server.warmup  # then every heavy library, fully imported before a page runs
+import ui.session.way_out  # the buttons under a message about undefined inputs
 from ui.lesson import guide
 from ui.live import connect, follow, membership
 from ui.session import presenter, reconnect, share, sidebar, state
@@ -67,5 +68,10 @@ if page.url_path in hidden:
 else:
     if page.url_path != "export":
         st.session_state["view_page"] = page.url_path
-    page.run()
-    guide.footer(page, shown)
+    # The guide's foot is drawn first, below where the page goes: a page that stops at inputs
+    # it cannot use (st.stop) still ends with what to try and the link to the next page.
+    body = st.container()
+    with st.container():
+        guide.footer(page, shown)
+    with body:
+        page.run()

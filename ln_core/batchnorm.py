@@ -81,7 +81,8 @@ def batchnorm_via_transpose(
     try:
         unit = forward(np.moveaxis(x, 0, -1), eps=eps)
     except ValueError as err:
-        raise ValueError(
+        # Of the same kind (a zero variance stays one: the app offers its fixes).
+        raise type(err)(
             f"In the transposed view (each feature's batch column is one vector): {err}"
         ) from None
     normalized_x = np.moveaxis(unit.normalized_x, -1, 0)

@@ -138,6 +138,12 @@ def eps_said(eps: float, dtype: np.dtype) -> str:
     return "eps = 0" if eps == 0 else f"eps = {eps:g} rounds to 0 in {np.dtype(dtype).name}"
 
 
+class ZeroVariance(ValueError):
+    """A group whose entries are all equal, at eps = 0: its output is 0 / 0, undefined. A
+    ValueError like every refusal; its own kind, so the app can offer the ways out its message
+    names (eps > 0, or entries that differ)."""
+
+
 def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     """Refuse a group whose var + eps is 0: all its entries equal, and eps = 0 (or rounds to 0).
 
@@ -146,7 +152,7 @@ def check_variance(sve: np.ndarray, axis: tuple[int, ...], eps: float) -> None:
     zero = sve == 0
     if zero.any():
         where = group_at(axis, zero.ndim, np.argwhere(zero)[0]).capitalize()
-        raise ValueError(
+        raise ZeroVariance(
             f"{where} has zero variance (its entries are all equal) and "
             f"{eps_said(eps, sve.dtype)}, so "
             "x_sm / sqrt(var + eps) is 0 / 0. Set eps > 0 or make the entries differ."

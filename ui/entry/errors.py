@@ -8,7 +8,7 @@ before the page, stays usable.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,6 +18,27 @@ from ui.entry.limits import SHOWN_PROBLEMS
 from ui.entry.literal import literal as literal
 
 _ICON = ":material/error:"
+# What a message offers beside it, by the kind of error: the buttons that fix the inputs. They
+# are widgets bound to the session, which ui.entry does not draw: ui.session.way_out registers
+# them (app.py imports it), so no message about undefined inputs is a dead end.
+_WAYS_OUT: dict[type[ValueError], Callable[[str], None]] = {}
+PAGE, IN_SIDEBAR = "page", "sidebar"
+
+
+def offer_way_out(kind: type[ValueError], draw: Callable[[str], None]) -> None:
+    """Draw `draw(place)` (buttons that fix the inputs, keyed by `place`: the page's message
+    and the sidebar's may both show) under every message about a `kind` error."""
+    _WAYS_OUT[kind] = draw
+
+
+def _show(err: ValueError, where: Any, way_out: str | None) -> None:
+    where.error(str(err), icon=_ICON)
+    if way_out is None:
+        return
+    for kind, draw in _WAYS_OUT.items():
+        if isinstance(err, kind):
+            with where.container():
+                draw(way_out)
 
 
 def listed(problems: Sequence[str], limit: int = SHOWN_PROBLEMS) -> str:
@@ -29,12 +50,14 @@ def listed(problems: Sequence[str], limit: int = SHOWN_PROBLEMS) -> str:
 
 
 @contextmanager
-def shown_errors(where: Any = st) -> Iterator[None]:
-    """Run a block; a ValueError ends only that block and is shown as st.error in `where`."""
+def shown_errors(where: Any = st, way_out: str | None = PAGE) -> Iterator[None]:
+    """Run a block; a ValueError ends only that block and is shown as st.error in `where`,
+    with the buttons that fix it, keyed by `way_out` (PAGE or IN_SIDEBAR; None: no buttons, for a
+    message the page says again)."""
     try:
         yield
     except ValueError as err:
-        where.error(str(err), icon=_ICON)
+        _show(err, where, way_out)
 
 
 @contextmanager
@@ -43,5 +66,5 @@ def stops_on_error() -> Iterator[None]:
     try:
         yield
     except ValueError as err:
-        st.error(str(err), icon=_ICON)
+        _show(err, st, PAGE)
         st.stop()

@@ -151,7 +151,7 @@ def _exercise(url_path: str) -> None:
     guess = st.session_state.get(guess_key)
     if guess is not None:
         st.markdown(f"Your prediction: {literal(guess)}")
-    with shown_errors():
+    with shown_errors(way_out=None):
         st.info(question.answer(state.inputs()), icon=":material/lightbulb:")
 
 

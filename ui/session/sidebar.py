@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from teaching.presets import PRESETS
-from ui.entry.errors import shown_errors
+from ui.entry.errors import IN_SIDEBAR, shown_errors
 from ui.entry.limits import EPS_MAX, SIDEBAR
 from ui.server import compute
 from ui.session import affine_control, state
@@ -65,7 +65,7 @@ def draw(url_path: str) -> None:
             "for 0.00001). 0 is allowed: then a vector with zero variance has no defined output.",
         )
         st.radio("dtype", state.DTYPES, horizontal=True, **state.bound("dtype"))
-        with shown_errors():
+        with shown_errors(way_out=IN_SIDEBAR):
             compute.forward(affine_control.for_page(state.inputs(), url_path))
         st.divider()
         st.toggle(
