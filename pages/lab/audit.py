@@ -17,7 +17,7 @@ opening(
     "Every formula of the five write-ups the lab was built from, run on your inputs: correct, "
     "wrong (with the smallest fix) or cannot decide.",
 )
-with st.expander("How the formulas are judged"):
+with st.popover("How the formulas are judged", icon=":material/help_outline:"):
     st.markdown(
         "Every formula the documents state is coded here as written and run on your inputs, in "
         "the document's own model (one γ or one per feature, with ε or without), against the "

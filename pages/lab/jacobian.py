@@ -24,13 +24,6 @@ opening(
     "Row i of J shows how output $y_i$ moves when each input $x_j$ moves: every input moves "
     "every output.",
 )
-with st.expander("More about J"):
-    st.markdown(
-        "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: it "
-        "computes $dx = dout\\,J$ directly. Seeing J shows why every input influences every "
-        "output."
-    )
-    st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 caps.enforce("jacobian")
 
 
@@ -64,7 +57,7 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
                 "Read across: the three paths add up, entry by entry, to J."
             )
         else:
-            draw_matrix(jacobian, "J = dy/dx", height=360)
+            draw_matrix(jacobian, "J = dy/dx", height=320)
             st.caption(
                 "Read: row i is how output y_i moves as each input x_j moves (red up, blue down, "
                 "white not at all). Every input moves every output: no entry is white except by "
@@ -86,6 +79,13 @@ def one_vector() -> None:
             verdict_lines(verdicts.overall)
             # It writes the link, which holds the chosen vector too.
             matrices(vector, facts.jacobian)
+        with st.expander("More about J"):
+            st.markdown(
+                "$J_{ij} = \\partial y_i / \\partial x_j$. The backward pass never builds J: "
+                "it computes $dx = dout\\,J$ directly. Seeing J shows why every input "
+                "influences every output."
+            )
+            st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 
         st.header("What J must satisfy, computed live")
         cols = st.columns(4)

@@ -20,15 +20,6 @@ opening(
     "In $y = \\mathrm{LN}(x + F(x))$ the gradient reaches x along two paths: the skip hands "
     "$dz$ straight back, and F adds its own share.",
 )
-with st.expander("More about the block, and the words on this page"):
-    st.markdown(
-        "In a post-LN transformer layer the sublayer's output is added to its input and the sum "
-        "is normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small sublayer "
-        "$F(x) = \\tanh(xW + c)$ seeded by the sidebar's seed. Since $x$ reaches $z$ twice, "
-        "$dx = dz + dz\\,\\partial F/\\partial x$: the skip connection hands $dz$ straight "
-        "back, which is why deep residual networks keep a healthy gradient."
-    )
-    glossary_list(("post-LN", "staged"))
 caps.enforce("residual")
 
 with stops_on_error():
@@ -56,6 +47,16 @@ with stops_on_error():
         "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
         "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."
     )
+    with st.expander("More about the block, and the words on this page"):
+        st.markdown(
+            "In a post-LN transformer layer the sublayer's output is added to its input and the "
+            "sum is normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small "
+            "sublayer $F(x) = \\tanh(xW + c)$ seeded by the sidebar's seed. Since $x$ reaches "
+            "$z$ twice, "
+            "$dx = dz + dz\\,\\partial F/\\partial x$: the skip connection hands $dz$ straight "
+            "back, which is why deep residual networks keep a healthy gradient."
+        )
+        glossary_list(("post-LN", "staged"))
     rows_numbers(parts)
     if inputs.x.ndim > 1:
         st.plotly_chart(

@@ -29,7 +29,7 @@ WHY = "Why we can say so"
 
 def folded_reason(reason: str, where: Any = st, detail: str = "") -> None:
     """The reasoning behind a verdict, in `where`, one click away; detail: a second caption."""
-    with where.expander(WHY, icon=":material/help_outline:"):
+    with where.popover(WHY, icon=":material/help_outline:"):
         st.caption(reason)
         if detail:
             st.caption(detail)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+from streamlit.errors import StreamlitDuplicateElementKey
 
 from ln_core.forward import ZeroVariance
 from ui.entry.errors import offer_way_out
@@ -39,15 +40,18 @@ def way_out(place: str) -> None:
     """The two fixes, side by side, keyed by `place` (ui.entry.errors.PAGE or IN_SIDEBAR); a
     spread cannot help a vector of one entry."""
     left, right = st.columns(2)
-    left.button(
-        "Set eps to 1e-5",
-        key=f"way_out_eps_{place}",
-        on_click=set_eps,
-        icon=":material/build:",
-        type="primary",
-        help="eps is added to the variance before the square root: with eps > 0 a constant "
-        "vector normalizes to 0.",
-    )
+    try:
+        left.button(
+            "Set eps to 1e-5",
+            key=f"way_out_eps_{place}",
+            on_click=set_eps,
+            icon=":material/build:",
+            type="primary",
+            help="eps is added to the variance before the square root: with eps > 0 a constant "
+            "vector normalizes to 0.",
+        )
+    except StreamlitDuplicateElementKey:
+        return  # a second message in the same place this run: the first one carries them
     if st.session_state["x"].shape[-1] > 1:
         right.button(
             "Add a small spread to x",
