@@ -29,9 +29,9 @@ opening(
 with st.expander("More about the three norms, and the words on this page"):
     st.markdown(
         "The ten nodes do not care which axis they average over. LayerNorm averages each row "
-        "of the input (vectors x D) over its features; BatchNorm averages each column over the batch "
-        "(with gamma and beta still per feature). RMSNorm drops the mean node and divides by "
-        "the root mean square."
+        "of the input (vectors x D) over its features; BatchNorm averages each column over the "
+        "batch (with gamma and beta still per feature). RMSNorm drops the mean node and "
+        "divides by the root mean square."
     )
     glossary_list(("staged", "broadcast"))
 if s["x"].ndim == 1:
