@@ -8,6 +8,7 @@ claim to be; `check` puts them together.
 
 from ln_core.audit.symbols import LAYERNORM
 from ln_core.derivation.check import (
+    Counterexample,
     DerivationCheck,
     Difference,
     NamedMistake,
@@ -21,6 +22,7 @@ from ln_core.derivation.quantities import TARGETS, Target, usable
 __all__ = [
     "LAYERNORM",
     "TARGETS",
+    "Counterexample",
     "DerivationCheck",
     "Difference",
     "NamedMistake",

@@ -36,11 +36,13 @@ SHOWN_DIFFERENCES = 6
 
 @dataclass(frozen=True)
 class ProbeResult:
-    """The verdict on one probe; reason says why (or what stopped the formula there)."""
+    """The verdict on one probe; reason says why (or what stopped the formula there);
+    error: the formula's relative error there (None where it could not be measured)."""
 
     label: str
     verdict: str
     reason: str
+    error: float | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,20 @@ class Difference:
     entry: int
     yours: float
     true: float
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """The simplest probe that shows a formula wrong, as numbers a student can redo by hand:
+    x and dy (V, D), gamma and beta (D,), eps, as the student's model has them (one γ
+    repeated for a scalar γ; ε = 0 for a derivation without ε)."""
+
+    label: str
+    x: np.ndarray
+    gamma: np.ndarray
+    beta: np.ndarray
+    dy: np.ndarray
+    eps: float
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,7 @@ class DerivationCheck:
     right_on: tuple[str, ...] = ()
     mistake: NamedMistake | None = None
     differs_most: str | None = None
+    counterexample: Counterexample | None = None
 
 
 def model_for(with_eps: bool, scalar_gamma: bool) -> Model:
@@ -216,7 +233,7 @@ def _judged(entry: Entry, case: Case, label: str) -> ProbeResult:
             "cannot decide",
             f"The formula cannot be computed here: {failure.error.describe()}.",
         )
-    return ProbeResult(label, result.verdict, result.reason)
+    return ProbeResult(label, result.verdict, result.reason, result.error)
 
 
 def _differences(formula: _Typed, entry: Entry, case: Case) -> tuple[Difference, ...]:
@@ -293,6 +310,12 @@ def _shortened(case: Case) -> Case:
     return Case.stack(
         [(case.x[0, :SLIP_VECTORS], case.gamma[0], case.beta[0], case.dout[0, :SLIP_VECTORS])],
         case.eps,
+    )
+
+
+def _counterexample(st: Setting, label: str) -> Counterexample:
+    return Counterexample(
+        label, st.x[0], st.gamma[0, 0], st.beta[0, 0], st.dy[0], float(st.cache.eps)
     )
 
 
@@ -446,9 +469,12 @@ def check_formula(
     else:
         verdict = "cannot decide"
     exposed_by, differences, right_on, mistake, differs_most = None, (), (), None, None
+    counterexample = None
     if verdict == "wrong":
         exposing = wrong[0] if wrong else own
         exposed_by = next((r.label for r in probes if r.verdict == "wrong"), "your inputs")
+        if wrong:
+            counterexample = _counterexample(exposing.setting(model), exposed_by)
         differences = _differences(formula, entry, exposing)
         right_on = tuple(r.label for r in probes if r.verdict == "correct")
         if not wrong:
@@ -468,4 +494,5 @@ def check_formula(
         right_on=right_on,
         mistake=mistake,
         differs_most=differs_most,
+        counterexample=counterexample,
     )

@@ -8,13 +8,13 @@ from ui.draw import derivation_view
 from ui.draw.opening import opening
 from ui.entry.errors import shown_errors, stops_on_error
 from ui.server import caps, compute
-from ui.session import state
+from ui.session import share, state
 from ui.session.formula_box import formula_box
 
 # (button, quantity, formula): one document's line as written, a right compact form, a slip.
 EXAMPLES = (
     (
-        "Document 002's bracketed dx",
+        "A document's line: Document 002's bracketed dx",
         "dx",
         "(σ² + ε)^(-1/2) / D * (D dxhat - Σ dxhat - x̂ Σ dxhat x)",
     ),
@@ -53,12 +53,21 @@ with typing:
     eps_column, gamma_column = st.columns(2)
     eps_column.toggle("My derivation has ε", **state.bound("derive_eps"))
     gamma_column.toggle("One scalar γ and β", **state.bound("derive_scalar"))
-    st.caption("Start from an example:")
+    st.caption("Or load an example:")
     # One button per line: side by side, a projector's third of a column cuts their labels.
     for label, example_target, formula in EXAMPLES:
         st.button(label, on_click=_use, args=(example_target, formula))
 with names, st.expander("Names you can use"):
     derivation_view.names_list(target)
+
+if not st.session_state["derive_formula"].strip():
+    # Nothing typed yet: no verdict, not even "empty", until the student writes something.
+    st.info(
+        "Type the right-hand side of your formula above (for dx: the formula after dx =), or "
+        "load one of the three examples: a document's line, a right compact form, a broken one.",
+        icon=":material/edit:",
+    )
+    st.stop()
 
 with stops_on_error():
     s = st.session_state
@@ -73,4 +82,8 @@ with stops_on_error():
         s["derive_eps"],
         s["derive_scalar"],
     )
-    derivation_view.draw(check)
+    example = check.counterexample
+    link = None
+    if example is not None:
+        link = share.input_link(example.x, example.gamma, example.beta, example.dy, example.eps)
+    derivation_view.draw(check, link)

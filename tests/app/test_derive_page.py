@@ -3,6 +3,8 @@ bad input of every kind gets a message and the page keeps working."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlsplit
+
 import numpy as np
 import pytest
 
@@ -28,18 +30,32 @@ def _said(lab) -> str:
     return "\n".join(parts)
 
 
-def test_right_then_wrong_then_unparsable(lab):
+def test_the_page_starts_empty_with_three_examples_to_load(lab):
     lab.open("Check your derivation")
     lab.assert_clean()
-    assert _verdict(lab) == "Correct"  # the default is a right compact dx
+    assert lab.widget("text_input", TYPED).value == ""
+    assert _verdict(lab) is None and not lab.at.main.error and not lab.at.main.latex
+    assert any("load one of the three examples" in i.value for i in lab.at.main.info)
+    labels = [b.label for b in lab.at.main.button]
+    assert {"A correct compact dx", "A broken dx"} <= set(labels)
+    assert any(label.startswith("A document's line") for label in labels)
+    lab.click(next(label for label in labels if label.startswith("A document's line")))
+    assert _verdict(lab) == "Wrong"
+
+
+def test_right_then_wrong_then_unparsable(lab):
+    lab.open("Check your derivation")
+    _type(lab, "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))")
+    assert _verdict(lab) == "Correct"
     assert r"\mathrm{d}x = \frac{1}{\sqrt{" in lab.at.main.latex[0].value
+    assert "**On your inputs:** right, agrees to" in _said(lab)
 
     _type(lab, "rstd (dxhat - mean(dxhat))")
     lab.assert_no_exception()
     assert _verdict(lab) == "Wrong"
     said = _said(lab)
     assert "The mistake:" in said and "variance" in said
-    assert lab.table(0).shape[1] == 4  # the entries that differ on the exposing input
+    assert lab.table(1).shape[1] == 4  # the entries that differ on the exposing input
 
     _type(lab, "rstd * (dxhat - [x + 1)")
     lab.assert_no_exception()
@@ -87,7 +103,7 @@ def test_a_bad_derivation_link_is_refused_and_named(params, problem, open_link):
     lab = open_link(params)
     lab.assert_no_exception()
     assert any(problem in w.value for w in lab.at.warning)
-    assert lab.state["derive_formula"] == "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))"
+    assert lab.state["derive_formula"] == ""
     assert lab.state["derive_target"] == "dx"
 
 
@@ -105,7 +121,6 @@ BAD = [
     ("1e-320 * dxhat", "too small"),
     ("1e10 ^ 16 * 1e10 ^ 16 * x", "overflows"),
     ("dx", "cannot use dx"),
-    ("", "empty"),
     ("<script>alert(1)</script>", "not part of the formula language"),
     ("[link](http://example.com)", "not part of the formula language"),
 ]
@@ -126,6 +141,7 @@ def test_bad_input_matrix(lab, text, message):
 
 def test_a_text_longer_than_the_grammar_reads_never_reaches_the_state(lab):
     lab.open("Check your derivation")
+    _type(lab, "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))")
     kept = lab.state["derive_formula"]
     _type(lab, "x + " * 600 + "x")
     lab.assert_no_exception()
@@ -143,6 +159,7 @@ def test_every_probe_is_listed_with_its_whole_reason(lab, text):
     """The probes were a table whose one-line rows cut every reason mid-sentence: each is now a
     line of the list under "Every input it was tried on", verdict and reason whole."""
     from ln_core.derivation import check_formula
+    from ui.draw.derivation_view import outcome
 
     lab.open("Check your derivation")
     _type(lab, text)
@@ -154,7 +171,11 @@ def test_every_probe_is_listed_with_its_whole_reason(lab, text):
     check = check_formula(text, "dx", s["x"], s["gamma"], s["beta"], s["dout_random"], s["eps"])
     assert len(check.probes) >= 5
     for probe in check.probes:
-        assert f"**{probe.label}**: {probe.verdict}. {probe.reason}" in listed, probe
+        # The outcome in plain words first ("wrong, off by 50 %"), then the whole reason.
+        assert f"**{probe.label}**: {outcome(probe)}. {probe.reason}" in listed, probe
+        assert outcome(probe).startswith(
+            {"correct": "right", "wrong": "wrong, off by"}[probe.verdict]
+        )
 
 
 def test_a_right_formula_that_cancels_at_a_large_offset_is_not_wrong(open_link):
@@ -212,3 +233,27 @@ def test_n_has_one_meaning_the_formulas_and_the_sidebar_agree(lab):
     assert not any(label.startswith("N ") for label in labels)
     names = "\n".join(m.value for m in lab.at.main.markdown)
     assert "N is D too" in names
+
+
+def test_the_counterexample_is_shown_as_numbers_and_opens_in_the_stepper(lab, open_link):
+    lab.open("Check your derivation")
+    _type(lab, "rstd (dxhat - mean(dxhat) + x̂ mean(dxhat x̂))")
+    said = _said(lab)
+    assert "**Redo it by hand.** The input “D = 3, γ = 1, one-hot upstream gradient, ε = 0”" in said
+    inputs = next(t.value for t in lab.at.main.dataframe if "entry 1" in t.value.columns)
+    assert list(inputs.index) == ["x", "γ", "β", "dy"]
+    assert inputs.loc["x"].tolist() == ["1", "2", "4"]
+    assert inputs.loc["dy"].tolist() == ["1", "0", "0"]
+    link = next(b.url for b in lab.at.main.get("link_button"))
+    assert "/stepper?" in link
+    params = dict(parse_qsl(urlsplit(link).query))
+    stepper = open_link(params).open("Stepper")
+    stepper.assert_no_exception()
+    assert not [w.value for w in stepper.at.warning if "link" in w.value.lower()]
+    np.testing.assert_array_equal(stepper.state["x"], [[1.0, 2.0, 4.0]])
+    np.testing.assert_array_equal(stepper.state["gamma"], [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(stepper.state["dout_edited"], [[1.0, 0.0, 0.0]])
+    assert (stepper.state["eps"], stepper.state["upstream"]) == (0.0, "edited")
+    # The Stepper's first step shows the mean of that x: (1 + 2 + 4)/3.
+    shown = "\n".join(str(t.value) for t in stepper.at.main.dataframe) + _said(stepper)
+    assert "2.33333" in shown, shown

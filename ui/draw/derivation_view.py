@@ -11,7 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from ln_core.audit.symbols import GRADIENT_NAMES
-from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, usable
+from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, ProbeResult, usable
+from ln_core.verdict import agreeing_digits
+from teaching.verdicts import percent
 from ui.draw.audit_view import ICONS, plain
 from ui.entry.errors import literal
 
@@ -32,9 +34,27 @@ def names_list(target: str) -> None:
     ]
     st.markdown(
         "| name | is |\n|---|---|\n" + "\n".join(rows) + "\n\n"
-        "Also: \\+ − \\* / ^ or \\*\\* (powers), ² ³, Σ (sums the product after it), √, "
-        "brackets ( ) [ ] { }. A product may omit its sign (2 γ x̂); x\\_i reads as x."
+        "Also: \\+ − \\* / ^ or \\*\\* (powers), ² ³ ½, Σ (sums the bracket right after "
+        "it, else the product after it; Σ\\_j and its bounds are read), √, brackets ( ) [ ] { }. "
+        "A product may omit its sign (2 γ x̂); x\\_i reads as x. var( … ), std( … ), E[ … ] "
+        "and x̄ are statistics over the features; dL/dy and ∂L/∂y are dy. LaTeX: `\\hat{x}`, "
+        "`\\frac{a}{b}`, `\\sum`, `\\sqrt{…}`, `\\cdot` and Greek letters. N is D, the "
+        "features of one vector."
     )
+
+
+def outcome(result: ProbeResult) -> str:
+    """A verdict in plain words with a number a student knows: "wrong, off by 50 %", "right,
+    agrees to 15 digits"; the reasoning stays one click away."""
+    error = result.error
+    if result.verdict == "wrong" and error is not None:
+        return f"wrong, off by {percent(error)}"
+    if result.verdict == "correct" and error is not None:
+        if error == 0:
+            return "right, agrees exactly"
+        digits = agreeing_digits(error, 1.0)
+        return f"right, agrees to {digits} digit{'s' if digits != 1 else ''}"
+    return {"correct": "right", "wrong": "wrong"}.get(result.verdict, result.verdict)
 
 
 def _error(check: DerivationCheck) -> None:
@@ -48,6 +68,38 @@ def _error(check: DerivationCheck) -> None:
             "Use one of the names listed beside the box; letters that look alike in "
             "another alphabet are different names."
         )
+
+
+def _inputs(check: DerivationCheck, link: str | None) -> None:
+    """The probe that shows the formula wrong, as numbers to redo by hand, and its link."""
+    example = check.counterexample
+    if example is None:
+        return
+    st.markdown(
+        f"**Redo it by hand.** The input “{plain(example.label)}”, with "
+        f"ε = {example.eps:.6g}: compute your formula and the true value on it, and compare "
+        "them with the table below."
+    )
+    vectors = range(example.x.shape[0])
+    several = len(vectors) > 1
+    rows = {
+        **{f"x (vector {v + 1})" if several else "x": example.x[v] for v in vectors},
+        "γ": example.gamma,
+        "β": example.beta,
+        **{f"dy (vector {v + 1})" if several else "dy": example.dy[v] for v in vectors},
+    }
+    st.dataframe(
+        pd.DataFrame(
+            {
+                f"entry {j + 1}": [f"{row[j]:.6g}" for row in rows.values()]
+                for j in range(example.x.shape[1])
+            },
+            index=list(rows),
+        )
+    )
+    if link is not None:
+        st.link_button("Open this input in the lab", link, icon=":material/open_in_new:")
+        st.caption("The link opens the Stepper on these numbers, to follow them node by node.")
 
 
 def _differences(check: DerivationCheck) -> None:
@@ -80,8 +132,8 @@ def _unnamed(check: DerivationCheck) -> str:
     return text
 
 
-def draw(check: DerivationCheck) -> None:
-    """The whole result, in reading order."""
+def draw(check: DerivationCheck, link: str | None = None) -> None:
+    """The whole result, in reading order; `link` opens the counterexample in the lab."""
     if check.latex is not None:
         st.markdown("**How the lab reads your formula**")
         left = LEFT_SIDES.get(check.target) or LAYERNORM.latex_of(check.target)
@@ -98,7 +150,9 @@ def draw(check: DerivationCheck) -> None:
         st.warning(plain(check.summary), icon=icon)
     else:
         st.info(plain(check.summary), icon=icon)
-    st.markdown(f"**On your inputs:** {check.yours.verdict}. {plain(check.yours.reason)}")
+    st.markdown(f"**On your inputs:** {outcome(check.yours)}.")
+    with st.expander("Why we can say so"):
+        st.markdown(plain(check.yours.reason))
     if check.mistake is not None:
         st.warning(
             f"**The mistake:** {plain(check.mistake.name)} {plain(check.mistake.explanation)} "
@@ -109,12 +163,13 @@ def draw(check: DerivationCheck) -> None:
             st.caption(f"Note: {plain(check.mistake.note)}")
     elif check.verdict == "wrong":
         st.info(_unnamed(check), icon=":material/search:")
+    _inputs(check, link)
     _differences(check)
     # A list, not a table: a table's row is one line, and it cut every reason mid-sentence.
     with st.expander("Every input it was tried on"):
         st.markdown(
             "\n".join(
-                f"- **{plain(p.label)}**: {p.verdict}. {plain(p.reason)}" for p in check.probes
+                f"- **{plain(p.label)}**: {outcome(p)}. {plain(p.reason)}" for p in check.probes
             )
         )
 

@@ -276,7 +276,7 @@ def encode(session: Any) -> dict[str, str]:
     # Each array on its own: a large x must not keep its small gamma and beta out of the link.
     for name, array in _edited(session).items():
         if array.size <= LINK_MAX_ENTRIES:
-            params[name] = ",".join(repr(float(v)) for v in array.ravel())
+            params[name] = _cells(array)
     if session.get("hidden"):
         params["hide"] = ",".join(sorted(session["hidden"]))
     if session.get("revealed"):
@@ -410,3 +410,36 @@ def current_link(url_path: str | None = None, view: dict[str, str] | None = None
 def link_warning() -> str | None:
     """Why students cannot open this server's links, or None."""
     return address.current().warning
+
+
+def input_link(
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    dout: np.ndarray,
+    eps: float,
+    url_path: str = "stepper",
+) -> str:
+    """A link that opens the page `url_path` on these inputs, for a student to redo them by
+    hand: x and dout (V, D) as rows with dout edited by hand, gamma and beta (D,), eps, in
+    float64. Read back by parse and apply like any link; the arrays must fit a link
+    (LINK_MAX_ENTRIES numbers each)."""
+    free = next(name for name, preset in PRESETS.items() if not preset.fixed)
+    params = {
+        "preset": free,
+        "shape": "rows",
+        "n": str(x.shape[0]),
+        "d": str(x.shape[1]),
+        "eps": repr(float(eps)),
+        "dtype": "float64",
+        "upstream": "edited",
+        "x": _cells(x),
+        "gamma": _cells(gamma),
+        "beta": _cells(beta),
+        "dout_edited": _cells(dout),
+    }
+    return f"{address.current().base}/{url_path}?{urlencode(params)}"
+
+
+def _cells(array: np.ndarray) -> str:
+    return ",".join(repr(float(v)) for v in np.ravel(array))

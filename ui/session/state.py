@@ -152,10 +152,7 @@ SCHEMA: dict[str, Key] = {
         "dx", _P, "the gradient a typed formula claims (a key of TARGETS)", one_of(TARGETS)
     ),
     "derive_formula": Key(
-        "rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))",
-        _P,
-        "the formula typed on Check your derivation",
-        _text,
+        "", _P, "the formula typed on Check your derivation (empty until one is typed)", _text
     ),
     "derive_eps": Key(True, _P, "the typed derivation has ε (else it is judged at ε = 0)", _flag),
     "derive_scalar": Key(False, _P, "the typed derivation has one scalar γ and β", _flag),
