@@ -60,21 +60,21 @@ with typing:
 with names, st.expander("Names you can use"):
     derivation_view.names_list(target)
 
-if not st.session_state["derive_formula"].strip():
-    # Nothing typed yet: no verdict, not even "empty", until the student writes something.
-    st.info(
-        "Type the right-hand side of your formula above (for dx: the formula after dx =), or "
-        "load one of the three examples: a document's line, a right compact form, a broken one.",
-        icon=":material/edit:",
-    )
-    st.stop()
-
 with stops_on_error():
     s = st.session_state
     # Undefined inputs (a zero variance at eps = 0) are said once; the formula is still read
     # and judged on the probes, which are always defined.
     with shown_errors():
         compute.forward(state.inputs())
+    if not s["derive_formula"].strip():
+        # Nothing typed yet: no verdict, not even "empty", until the student writes something.
+        st.info(
+            "Type the right-hand side of your formula above (for dx: the formula after dx =), "
+            "or load one of the three examples: a document's line, a right compact form, a "
+            "broken one.",
+            icon=":material/edit:",
+        )
+        st.stop()
     check = compute.derivation(
         state.inputs(),
         s["derive_target"],
