@@ -16,6 +16,11 @@ ten sends the same vote message again. A vote is acknowledged when the run it st
 "Your vote is counted". At the end the store's counts are compared with the acknowledged votes:
 lost (acknowledged, not counted) and double-counted votes must be 0. Results go to
 bench/results/class_<R>.json; the exit status is 1 if a goal was missed.
+
+A student whose websocket breaks reconnects as a browser does, its cookies naming its browser
+and class (bench/ws_client.py), and shows its page again. The pieces (Student, start_class,
+join_class, next_step, ask, counted_votes) are also what tests/live/test_cluster.py runs a class
+with, across hosts made of network namespaces.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import create_engine, select
 
 from bench.bench_load import percentile, tree_cpu_seconds
 from bench.results import table, write_result
@@ -42,6 +47,10 @@ from ui.live.schema import classes, questions, rounds, votes
 GOALS = {"follow p95": 1000.0, "vote ack p95": 500.0}
 CODE = re.compile(r"Join code: `(\w{4})-(\w{4})`")
 STEP = re.compile(r"(?:^|&)step=(\d+)")
+# What the class bar says of this browser's vote (ui/live/student.py), and of the answer.
+COUNTED = re.compile(r"^Your vote is counted: (.*)\. Wait for the instructor\.$", re.DOTALL)
+REVEALED = re.compile(r"^(Right: |You chose .*; the answer is |The answer: )", re.DOTALL)
+RECONNECT_TRIES = 5
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Tally:
     acknowledged: Counter[int] = field(default_factory=Counter)
     replays: int = 0
     replays_refused: int = 0
+    reconnects: int = 0
     polls: int = 0
     woken: int = 0
     errors: Counter[str] = field(default_factory=Counter)
@@ -104,6 +114,10 @@ class Student:
         self.seen_steps: set[int] = set()
         self.vote_at: float | None = None
         self.voted = False
+        self.options: tuple[str, ...] = ()  # the answers, as the question's radio shows them
+        self.acknowledged: int | None = None  # the option the app said it counted
+        self.shown_on_reconnect: list[int | None] = []  # the vote each reconnect showed
+        self.revealed = False  # a run showed the answer
 
     async def join(self, code: str, delay: float) -> float:
         await asyncio.sleep(delay)
@@ -116,13 +130,46 @@ class Student:
         return result.latency_ms
 
     def look(self, result: RunResult, published: dict[int, float]) -> None:
-        """What a run showed: the step the lab is on (a followed step), the question."""
+        """What a run showed: the step the lab is on (a followed step), the question, the
+        vote it says is counted (one whose acknowledgment was lost counts as acknowledged)."""
         found = STEP.search(result.query_string)
         if found is not None:
             number = int(found.group(1))
             if number in published and number not in self.seen_steps:
                 self.tally.follow_ms.append((time.monotonic() - published[number]) * 1000)
             self.seen_steps.add(number)
+        radio = result.widgets.get("Your answer")
+        if radio is not None:
+            self.options = tuple(radio.proto.options)
+        counted = self.counted(result)
+        if counted is not None and self.acknowledged is None:
+            self.acknowledged, self.voted = counted, True
+            self.tally.acknowledged[counted] += 1
+        self.revealed = self.revealed or any(REVEALED.match(t) for t in result.texts)
+
+    def counted(self, result: RunResult) -> int | None:
+        """The option the run says this browser's vote counts for, if it says so."""
+        found = next((COUNTED.match(t) for t in result.texts if COUNTED.match(t)), None)
+        if found is None or found.group(1) not in self.options:
+            return None
+        return self.options.index(found.group(1))
+
+    async def reconnect(self, published: dict[int, float]) -> bool:
+        """As a browser does when its websocket breaks: a new one, sent with its cookies, and
+        its page again with its URL. False if that failed RECONNECT_TRIES times."""
+        for attempt in range(RECONNECT_TRIES):
+            await asyncio.sleep(attempt)  # a browser waits longer after each failure
+            try:
+                await self.session.connect()
+                result = await self.session.rerun(None)
+            except ProtocolError as exc:
+                self.tally.failed(exc)
+                continue
+            self.tally.reconnects += 1
+            self.look(result, published)
+            self.shown_on_reconnect.append(self.counted(result))
+            return True
+        return False
 
     async def listen_until(self, stop: asyncio.Event, published: dict[int, float]) -> None:
         """The tab until `stop`: the server's runs as they come, the bar's timer, one vote."""
@@ -150,20 +197,25 @@ class Student:
                 self.look(result, published)
             except ProtocolError as exc:
                 self.tally.failed(exc)
-                if exc.kind in ("timeout", "disconnect"):
+                # A browser reconnects when its websocket closes; a run that never ends leaves
+                # its tab waiting for good.
+                if exc.kind == "timeout":
+                    return
+                if exc.kind == "disconnect" and not await self.reconnect(published):
                     return
 
     async def vote(self) -> None:
         radio = self.session.widgets["Your answer"]
+        self.options = tuple(radio.proto.options)
         option = self.rng.randrange(len(radio.proto.options))
         choice = widget_state(radio, radio.proto.options[option])
         # As in a browser: choosing enables Vote (a rerun of the bar), then Vote is clicked.
         await self.session.rerun(fragment_id=self.bar, widget_states=[choice])
         states = [choice, widget_state(self.session.widgets["Vote"], True)]
         result = await self.session.rerun(fragment_id=self.bar, widget_states=states)
-        if not any("Your vote is counted" in t for t in result.texts):
+        if self.counted(result) != option:
             raise ProtocolError("vote_not_acknowledged", " | ".join(result.alerts)[:200])
-        self.voted = True
+        self.voted, self.acknowledged = True, option
         self.tally.vote_ms.append(result.latency_ms)
         self.tally.acknowledged[option] += 1
         if self.rng.random() < 0.1:  # the same message again, as a replaying client would
@@ -180,21 +232,24 @@ async def teacher_click(teacher: Session, label: str) -> RunResult:
     return await teacher.rerun(None, [widget_state(widget, True)])
 
 
-async def run_class(port: int, pids: list[int], db_url: str, options: Options) -> dict:
-    tally = Tally()
-    teacher = Session(port, timeout=options.timeout)
+async def start_class(teacher: Session) -> str:
+    """The instructor starts a class on the Class page and opens the Stepper (which publishes
+    step 1); the class's join code."""
     await teacher.connect()
     await teacher.rerun("class", query_string="")
     started = await teacher_click(teacher, "Start a class")
     found = next((CODE.search(t) for t in started.texts if CODE.search(t)), None)
     if found is None:
         raise ProtocolError("no_class", " | ".join(started.alerts)[:300])
-    code = found.group(1) + found.group(2)
-    await teacher.rerun("stepper", query_string="")  # published: step 1 on the Stepper
-    cpu_before, driver_before = tree_cpu_seconds(pids), time.process_time()
-    rngs = [random.Random(i) for i in range(options.students)]
-    students = [Student(port, rng, options, tally) for rng in rngs]
-    delays = sorted(rng.uniform(0, options.join_window) for rng in rngs)
+    await teacher.rerun("stepper", query_string="")
+    return found.group(1) + found.group(2)
+
+
+async def join_class(students: list[Student], code: str, window: float) -> list[Student]:
+    """Every student opens the join link at a random moment within `window` s; those whose lab
+    joined (a failure is in the tally)."""
+    delays = sorted(s.rng.uniform(0, window) for s in students)
+    tally = students[0].tally
     began = time.monotonic()
     joined = await asyncio.gather(
         *(s.join(code, d) for s, d in zip(students, delays, strict=True)), return_exceptions=True
@@ -207,24 +262,43 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
             raise outcome
         else:
             tally.joins_ms.append(outcome)
-    polling = [s for s in students if s.bar]
+    return [s for s in students if s.bar]
+
+
+async def next_step(teacher: Session, step: int, published: dict[int, float]) -> None:
+    """The instructor clicks Next on the Stepper, to `step`."""
+    # Timed from the click: students may see the step before the instructor's run ends.
+    published[step] = time.monotonic()
+    result = await teacher_click(teacher, "Next")
+    if STEP.search(result.query_string).group(1) != str(step):
+        raise ProtocolError("no_effect", f"Next did not reach step {step}")
+
+
+async def ask(teacher: Session, students: list[Student], window: float) -> None:
+    """The instructor asks the step's question; each student will vote within `window` s."""
+    await teacher.rerun("class", query_string="")
+    asked = time.monotonic()
+    await teacher_click(teacher, "Ask")
+    for s in students:
+        s.vote_at = asked + s.rng.uniform(0, window)
+
+
+async def run_class(port: int, pids: list[int], db_url: str, options: Options) -> dict:
+    tally = Tally()
+    teacher = Session(port, timeout=options.timeout)
+    code = await start_class(teacher)
+    cpu_before, driver_before = tree_cpu_seconds(pids), time.process_time()
+    students = [Student(port, random.Random(i), options, tally) for i in range(options.students)]
+    polling = await join_class(students, code, options.join_window)
     stop = asyncio.Event()
     published: dict[int, float] = {}
     pollers = [asyncio.create_task(s.listen_until(stop, published)) for s in polling]
     await asyncio.sleep(2.0)  # every lab on the Stepper at step 1
     for step in range(2, options.steps + 2):
-        # Timed from the click: students may see the step before the instructor's run ends.
-        clicked = published[step] = time.monotonic()
-        result = await teacher_click(teacher, "Next")
-        if STEP.search(result.query_string).group(1) != str(step):
-            raise ProtocolError("no_effect", f"Next did not reach step {step}")
-        await asyncio.sleep(max(0.0, options.step_every - (time.monotonic() - clicked)))
-    await teacher.rerun("class", query_string="")
-    asked = time.monotonic()
-    await teacher_click(teacher, "Ask")
-    for s in polling:
-        s.vote_at = asked + s.rng.uniform(0, options.vote_window)
-    deadline = asked + options.vote_window + options.timeout
+        await next_step(teacher, step, published)
+        await asyncio.sleep(max(0.0, options.step_every - (time.monotonic() - published[step])))
+    await ask(teacher, polling, options.vote_window)
+    deadline = time.monotonic() + options.vote_window + options.timeout
     while time.monotonic() < deadline and not all(s.voted for s in polling):
         await asyncio.sleep(0.5)
     stop.set()
@@ -233,7 +307,7 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
     driver_cpu = time.process_time() - driver_before
     await asyncio.gather(teacher.close(), *(s.session.close() for s in students))
     tally.follow_missed = sum(1 for s in polling for n in published if n not in s.seen_steps)
-    counted = counted_votes(db_url, code)
+    counted = Counter(counted_votes(db_url, code).values())
     lost = sum(max(0, n - counted.get(k, 0)) for k, n in tally.acknowledged.items())
     double = sum(max(0, n - tally.acknowledged.get(k, 0)) for k, n in counted.items())
     return {"tally": tally, "lost": lost, "double": double, "counted": sum(counted.values()),
@@ -241,19 +315,19 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
             "not_voted": sum(1 for s in polling if not s.voted)}  # fmt: skip
 
 
-def counted_votes(db_url: str, code: str) -> Counter[int]:
-    """Votes per option in the store for the class's question, round 1 (read directly)."""
+def counted_votes(db_url: str, code: str) -> dict[str, int]:
+    """Browser id -> the option its vote counts for in the store, for the class's question,
+    round 1 (read directly; one vote per browser and round is a database constraint)."""
     engine = create_engine(db_url)
     query = (
-        select(votes.c.option, func.count())
+        select(votes.c.browser, votes.c.option)
         .join(rounds, votes.c.round_id == rounds.c.id)
         .join(questions, rounds.c.question_id == questions.c.id)
         .join(classes, questions.c.class_id == classes.c.id)
-        .where(classes.c.code == code)
-        .group_by(votes.c.option)
+        .where(classes.c.code == code, rounds.c.number == 1)
     )
     with engine.connect() as conn:
-        found = Counter(dict(conn.execute(query).all()))
+        found = dict(conn.execute(query).all())
     engine.dispose()
     return found
 

@@ -12,6 +12,7 @@ API:
     result.alerts, result.texts                  # alert bodies; markdown / alert text
     result.query_string                          # what the app wrote into the URL
     result.page                                  # url path of the page that ran ("" = home)
+    session.cookies                              # name -> value, kept and sent as a browser does
     await session.rerun("inputs", [widget_state(w, 7)])   # change a widget
     session.auto_reruns                          # fragment id -> interval s (st.fragment run_every)
     await session.rerun(fragment_id=fid)         # what the browser sends every interval
@@ -23,12 +24,19 @@ API:
 element, a "page not found" notice, a compile error, a disconnect, or no script_finished within
 `timeout` s. Problems seen inside a run are raised only after its script_finished, so the
 session stays in step and can go on.
+
+Like a browser, a Session keeps cookies and sends them with every new websocket: those a
+balancer sets on the websocket's upgrade (HAProxy's affinity cookie, deploy/replicas.py) and
+those the page sets with `document.cookie = "name=value" + '; ...max-age=N...'` in an st.html
+script (the live class's browser id and class, ui/live/connect.py), so a reconnect is the
+same browser again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +50,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 HOST = "127.0.0.1"  # loopback only, always
 STREAM_PATH = "/_stcore/stream"
+# A cookie set by a page's script, as ui/live/connect.py writes it (max-age=0 deletes it).
+PAGE_COOKIE = re.compile(r'document\.cookie = "([^"=;]+)=([^";]*)" \+ \'[^\']*max-age=(\d+)')
 T = TypeVar("T")
 
 
@@ -131,6 +141,7 @@ class Session:
     widgets: dict[str, Widget] = field(default_factory=dict)
     query_string: str = ""
     connects: int = 0
+    cookies: dict[str, str] = field(default_factory=dict)
     auto_reruns: dict[str, float] = field(default_factory=dict)  # fragment id -> interval s
 
     async def __aenter__(self) -> Session:
@@ -144,19 +155,27 @@ class Session:
         """Open a new websocket (a new server session); closes any previous one first."""
         await self.close()
         self.connects += 1
+        cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         try:
             self.ws = await asyncio.wait_for(
                 websockets.connect(
                     f"ws://{HOST}:{self.port}{STREAM_PATH}",
                     subprotocols=["streamlit"],  # what the browser sends (plus optional tokens)
+                    additional_headers={"Cookie": cookie} if cookie else None,
                     max_size=None,
                     open_timeout=self.timeout,
                     close_timeout=2,
+                    # A browser sends no pings: it learns of a dead server only when its
+                    # websocket is closed (on a cluster, by the balancer: deploy/replicas.py).
+                    ping_interval=None,
                 ),
                 self.timeout,
             )
         except (TimeoutError, OSError, websockets.WebSocketException) as exc:
             raise ProtocolError("disconnect", f"cannot connect: {exc!r}") from None
+        for header in self.ws.response.headers.get_all("Set-Cookie"):
+            name, _, value = header.split(";", 1)[0].partition("=")
+            self.cookies[name.strip()] = value.strip()
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -268,6 +287,8 @@ class Session:
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._read_element(fwd.delta.new_element, widgets, alerts, texts, problems)
+                if fwd.delta.new_element.WhichOneof("type") == "html":
+                    self._run_cookie_scripts(fwd.delta.new_element.html.body)
             elif kind == "navigation":
                 nav = fwd.navigation
                 self.pages = {p.url_pathname: p.page_script_hash for p in nav.app_pages}
@@ -290,6 +311,13 @@ class Session:
                     raise problems[0]
                 latency_ms = (time.perf_counter() - started) * 1000
                 return RunResult(latency_ms, count, nbytes, widgets, alerts, texts, ran, query)
+
+    def _run_cookie_scripts(self, html: str) -> None:
+        for name, value, max_age in PAGE_COOKIE.findall(html):
+            if int(max_age) > 0:
+                self.cookies[name] = value
+            else:
+                self.cookies.pop(name, None)
 
     @staticmethod
     def _read_element(

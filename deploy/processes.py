@@ -24,10 +24,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def healthy(port: int) -> bool:
-    """Whether the Streamlit server on `port` answers its health check with ok."""
+def healthy(port: int, host: str = HOST) -> bool:
+    """Whether the Streamlit server on host:`port` answers its health check with ok."""
     with contextlib.suppress(OSError):
-        url = f"http://{HOST}:{port}/_stcore/health"
+        url = f"http://{host}:{port}/_stcore/health"
         with urllib.request.urlopen(url, timeout=2) as reply:
             return reply.status == 200 and reply.read().strip() == b"ok"
     return False

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from deploy.processes import free_port, healthy, stop
+from deploy.processes import HOST, free_port, healthy, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -101,10 +101,17 @@ def listen_problem(address: str, port: int) -> str | None:
     return None
 
 
-def haproxy_config(address: str, port: int, app_ports: list[int]) -> str:
-    """The balancer's configuration: one front port, one cookie-sticky backend of app_ports."""
+def haproxy_config(address: str, port: int, apps: list[str]) -> str:
+    """The balancer's configuration: one front port, one cookie-sticky backend of `apps`
+    ("host:port" each: 127.0.0.1 here, the app hosts' addresses on a cluster).
+
+    A process the health check finds down has its websockets closed (on-marked-down): a
+    browser whose host vanished without closing them (a cut link, a dead machine) would
+    otherwise wait on them for good; closed, it reconnects, and its cookie naming a process
+    that is down is ignored, so it lands on one that answers."""
     servers = "\n".join(
-        f"    server app{i} 127.0.0.1:{p} cookie app{i} check" for i, p in enumerate(app_ports)
+        f"    server app{i} {app} cookie app{i} check on-marked-down shutdown-sessions"
+        for i, app in enumerate(apps)
     )
     return f"""global
     maxconn 4096
@@ -116,6 +123,10 @@ defaults
     timeout server 60s
     # A websocket stays open for a whole lesson.
     timeout tunnel 8h
+    # A health check's connection must open within its interval (2 s: a host that does not
+    # answer is gone), but a process may take 10 s to reply, busy with a class: marked down,
+    # it would have all its websockets closed (on-marked-down below).
+    timeout check 10s
 
 frontend lab
     bind {address}:{port}
@@ -127,6 +138,18 @@ backend apps
     option httpchk GET /_stcore/health
 {servers}
 """
+
+
+def app_command(address: str, port: int) -> list[str]:
+    """One app process (what ./run.sh runs), listening on address:port."""
+    return [sys.executable, "-m", "ui.server.launch", f"--server.port={port}",
+            f"--server.address={address}"]  # fmt: skip
+
+
+def app_env(secret: str, extra: dict[str, str]) -> dict[str, str]:
+    """An app process's extra environment: `extra` and the cookie secret every process shares
+    (Streamlit takes it only from its config or the environment)."""
+    return {**extra, "STREAMLIT_SERVER_COOKIE_SECRET": secret}
 
 
 class Replicas:
@@ -180,20 +203,15 @@ class Replicas:
         # instead of marking processes down that it would take a few seconds to bring back.
         self._wait(self.app_ports)
         config = Path(self._dir.name) / "haproxy.cfg"
-        config.write_text(haproxy_config(self.address, self.port, self.app_ports))
+        apps = [f"{HOST}:{p}" for p in self.app_ports]
+        config.write_text(haproxy_config(self.address, self.port, apps))
         self.balancer = self._spawn([HAPROXY, "-db", "-f", str(config)], "haproxy")
         self._wait([self.port])
         return self
 
     def _start_app(self, index: int) -> subprocess.Popen:
-        command = [
-            sys.executable, "-m", "ui.server.launch",
-            f"--server.port={self.app_ports[index]}",
-            "--server.address=127.0.0.1",
-        ]  # fmt: skip
-        # Streamlit takes its cookie secret only from its config or the environment.
-        env = {**self._env, "STREAMLIT_SERVER_COOKIE_SECRET": self._secret}
-        return self._spawn(command, f"app{index}", env)
+        command = app_command(HOST, self.app_ports[index])
+        return self._spawn(command, f"app{index}", app_env(self._secret, self._env))
 
     def revive(self) -> list[int]:
         """Start again every app process that has exited; returns their indexes.

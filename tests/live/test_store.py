@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -334,6 +335,32 @@ def test_an_acknowledged_vote_survives_its_process_being_killed(store_url):
     assert sum(fresh.status(started.code, started.secret).counts[1]) == 3
     fresh.close()
     store.close()
+
+
+def test_a_vote_left_open_by_a_host_that_vanished_does_not_block_the_next(pg_server):
+    url = pg_server.create_database("lnlab_vanished")
+    first, second = Store(url), Store(url)  # two app hosts on one database
+    started, qid = a_class(first, 1)
+    # The first host inserted the student's vote, then lost its link before COMMIT: its
+    # transaction stays open on the server, holding the vote's row.
+    held = first.engine.connect()
+    held.begin()
+    round_id = held.execute(select(rounds.c.id).where(rounds.c.question_id == qid)).scalar_one()
+    held.execute(insert(votes).values(round_id=round_id, browser=browser(0), option=0, at=0.0))
+    # The student reconnects to the second host and votes: refused as unreachable (the row is
+    # locked) until the server ends the idle transaction, then counted. Bounded tries.
+    problems = []
+    for _ in range(60):
+        try:
+            second.vote(started.code, browser(0), qid, 1, 2)
+            break
+        except StoreUnavailable as err:
+            problems.append(str(err))
+            time.sleep(0.5)
+    held.invalidate()
+    assert second.status(started.code, started.secret).counts[1] == (0, 0, 1), problems[-1:]
+    first.close()
+    second.close()
 
 
 def test_an_unreachable_database_is_a_clear_error_not_a_crash():

@@ -56,6 +56,7 @@ MAX_CLASS = 2000  # students a class may expect
 # is a file locked by something else, said within a second instead of freezing a click.
 BUSY_MS = 800
 OPENING_MS = 60_000
+IDLE_TRANSACTION_S = 5
 
 
 class StoreUnavailable(Exception):
@@ -632,10 +633,14 @@ def _file_id(path: Path) -> tuple[int, int]:
 
 def _engine(url: str) -> Engine:
     if not url.startswith("sqlite"):
-        # A database host that does not answer fails in seconds, not at the TCP timeout.
+        # A database host that does not answer fails in seconds, not at the TCP timeout. An
+        # app host that vanishes mid-transaction (a cut link) would hold its rows, a student's
+        # vote among them, until the server noticed the dead connection (hours): the server
+        # ends a transaction left idle IDLE_TRANSACTION_S. Ours last milliseconds.
+        idle = f"-c idle_in_transaction_session_timeout={IDLE_TRANSACTION_S * 1000}"
         return create_engine(
             url, pool_pre_ping=True, pool_size=5, max_overflow=5,
-            connect_args={"connect_timeout": 5, "options": f"-c lock_timeout={BUSY_MS}"},
+            connect_args={"connect_timeout": 5, "options": f"-c lock_timeout={BUSY_MS} {idle}"},
         )  # fmt: skip
     engine = create_engine(url, connect_args={"timeout": BUSY_MS / 1000})
 
