@@ -73,6 +73,7 @@ def _require_root() -> None:
     if os.geteuid() == 0 and shutil.which("ip"):
         return
     reason = "the cluster rehearsal makes network namespaces: it needs root and iproute2's ip"
+    # iproute2 is in .ci/apt-packages; CI runs as root.
     if os.environ.get("LNLAB_REQUIRE_POSTGRES") == "1":
         pytest.fail(f"{reason} (CI runs as root)", pytrace=False)
     pytest.skip(reason)
