@@ -60,9 +60,16 @@ MODES: dict[str, dict[str, Action]] = {
     "gradcheck": {f"bug {b.value}": _state(bug=b.value) for b in Bug},
     "batchnorm": {f"{k}": _state(norm_kind=k) for k in ("layer", "batch", "rms")},
     "derive": {
-        "a right dx": _state(),
+        "empty (the page's first screen)": _state(),
+        "a right dx": _state(derive_formula="rstd (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))"),
         "a wrong dx (every known mistake tried)": _state(
             derive_formula="1/(σ+ε) (dxhat - mean(dxhat) - x̂ mean(dxhat x̂))"
+        ),
+        "a wrong dx no slip makes (every slip and pair tried)": _state(
+            derive_formula="rstd (dxhat - mean(dxhat) - 1.3 x̂ mean(dxhat x̂))"
+        ),
+        "two slips (the 2 lost, dμ not over N)": _state(
+            derive_formula="dxhat rstd + dvar (x−μ)/N + dmu"
         ),
         "the longest formula (199 parts)": _state(derive_formula=" + ".join(["x̂ dy"] * 50)),
     },
