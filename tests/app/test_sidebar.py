@@ -104,17 +104,19 @@ def test_eps_back_above_zero_clears_the_error(lab):
     lab.assert_clean()
 
 
-def test_a_typed_eps_is_read_once_where_it_enters(lab, monkeypatch):
-    """The sidebar's eps field reads the text once (its state key's own check, parse_eps):
-    the number is not read again by the field, nor cast again where the inputs are built."""
+@pytest.mark.parametrize(("key", "value"), [("eps", 0.25), ("seed", 7), ("d", 6)])
+def test_a_typed_number_is_read_once_where_it_enters(lab, monkeypatch, key, value):
+    """A sidebar field reads its text once (its state key's own check: parse_eps, or a whole
+    number in the key's limits): the number is not read again by the field, nor cast again
+    where the inputs are built."""
     import ui.entry.numbers
 
     read = []
     parse_number = ui.entry.numbers.parse_number
     monkeypatch.setattr(
-        ui.entry.numbers, "parse_number", lambda value: read.append(value) or parse_number(value)
+        ui.entry.numbers, "parse_number", lambda typed: read.append(typed) or parse_number(typed)
     )
-    lab.set_sidebar("eps", 0.25)
+    lab.set_sidebar(key, value)
     lab.assert_clean()
-    assert lab.state["eps"] == 0.25
-    assert read == ["0.25"]
+    assert lab.state[key] == value
+    assert read == [repr(value)]

@@ -12,6 +12,7 @@ from functools import partial
 
 import streamlit as st
 
+from ui.entry.limits import SIDEBAR
 from ui.entry.numbers import format_number, parse_whole
 from ui.session import state
 
@@ -58,7 +59,10 @@ def whole_field(
     help_text: str = "",
     on_change: Callable[[], None] | None = None,
 ) -> None:
-    """A whole number from `low` to `high` (both included) typed as text."""
+    """A whole number from `low` to `high` (both included) typed as text; read by the state
+    key's own check where those are the key's own limits (the sidebar's), else by this field."""
     limits = f"A whole number from {low} to {high}."
-    parse = partial(parse_whole, low=low, high=high)
+    own = SIDEBAR.get(key)
+    narrower = own is None or (own.low, own.high) != (low, high)
+    parse = partial(parse_whole, low=low, high=high) if narrower else None
     number_field(label, key, f"{help_text} {limits}".strip(), parse, on_change)
