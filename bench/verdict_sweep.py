@@ -11,6 +11,14 @@ zeros, random x 1e6), with a random gamma and with gamma = 1. For each case:
 
     python -m bench.verdict_sweep            # the full grid (a few minutes)
     python -m bench.verdict_sweep --quick    # the CI grid of tests/core/test_verdict_sweep.py
+    python -m bench.verdict_sweep --power    # issue 37: each page's power (below)
+
+The power sweep (issue 37) asks the opposite question on the inputs students see: the presets x
+float64/float32 x D 2..64 x four upstream kinds x eps 1e-5 x seeds, against the exact gradients
+of bench.longdouble_ref. Per page: correct gradients failed; wrong ones (x 1.1, each known bug)
+passed or "cannot resolve" where a central difference can tell them (they are off the truth by
+more than TELL times the working dtype's central difference is, and by at least 5 %); and
+correct ones "cannot resolve" where that central difference is within 1 % of the truth.
 """
 
 from __future__ import annotations
@@ -19,10 +27,11 @@ import argparse
 import itertools
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from bench.longdouble_ref import reference
 from ln_core import (
     NODE_NAMES,
     Bug,
@@ -30,13 +39,24 @@ from ln_core import (
     backward,
     check_node,
     closed_form_backward,
+    default_h,
     forward,
     gradient_check,
+    jacobian_facts,
+    make_sublayer,
+    numerical_gradients,
+    residual_backward,
+    residual_forward,
+    residual_numerical_grads,
 )
 from ln_core.agreement import agreement
 from ln_core.audit import ENTRIES
 from ln_core.bugs import CAUGHT, MISSED, check_bug
+from ln_core.jacobian_facts import facts_of
+from ln_core.residual_check import residual_judgements
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, judge
+from teaching.presets import PRESETS, make_example
+from teaching.upstream import one_hot, squared_error_gradient
 
 FULL = {
     "d": (1, 2, 3, 8, 64, 128, 512),
@@ -280,10 +300,237 @@ def report(tally: Tally) -> str:
     return "\n".join(lines)
 
 
+POWER = {
+    "preset": (
+        "Random normal",
+        "Classroom (D = 4, integers)",
+        "Constant vector",
+        "One large outlier",
+        "Large common offset (about 2000)",
+    ),
+    "dtype": ("float64", "float32"),
+    "d": (2, 3, 4, 8, 16, 32, 64),
+    "upstream": ("random", "ones", "one_hot", "loss"),
+    "seed": (0, 1, 2),
+}
+POWER_EPS = 1e-5
+# A wrong value a central difference can tell from the truth: off it by more than TELL times
+# the working dtype's central difference is, and by at least WRONG of its size. A correct one
+# it resolves: the central difference within WITHIN of the truth.
+TELL, WRONG, WITHIN = 3.0, 0.05, 0.01
+# The residual block's central differences run the whole block per entry: its page's cap.
+RESIDUAL_D = 32
+
+
+def power_cases(grid: dict) -> Iterator[Inputs]:
+    """The presets' inputs (3 vectors of D; the classroom's own (2, 4) once, at D = 4) with
+    each upstream kind, cast to the dtype (eps as given: the computation rounds it)."""
+    for preset, dtype, d, upstream, seed in itertools.product(
+        grid["preset"], grid["dtype"], grid["d"], grid["upstream"], grid["seed"]
+    ):
+        if PRESETS[preset].fixed and d != PRESETS[preset].shape[-1]:
+            continue
+        example = make_example(preset, (ROWS, d), seed)
+        rng = np.random.default_rng([seed, d, 37])
+        shape = example.x.shape
+        if upstream == "random":
+            dout = rng.standard_normal(shape)
+        elif upstream == "ones":
+            dout = np.ones(shape)
+        elif upstream == "one_hot":
+            dout = one_hot(shape, 0)
+        else:
+            out = forward(example.x, example.gamma, example.beta, POWER_EPS).out
+            dout = squared_error_gradient(out, rng.standard_normal(shape))
+        cast = [a.astype(dtype) for a in (example.x, example.gamma, example.beta, dout)]
+        yield Inputs((preset, dtype, d, upstream, seed), *cast, POWER_EPS)
+
+
+def working_eps(case: Inputs) -> float:
+    """eps as the working dtype adds it to the variance."""
+    return float(case.x.dtype.type(case.eps))
+
+
+def size_of(a) -> float:
+    return float(np.max(np.abs(np.asarray(a, np.float64)), initial=0.0))
+
+
+@dataclass
+class Power:
+    """Per (page, dtype): verdicts on correct values, how many failed, how many "cannot
+    resolve" and how many of those a central difference resolves; wrong values a central
+    difference can tell, and how many of them passed or were "cannot resolve"."""
+
+    correct: Counter = field(default_factory=Counter)
+    failed: list = field(default_factory=list)
+    unresolved: Counter = field(default_factory=Counter)
+    resolvable: Counter = field(default_factory=Counter)
+    wrong: Counter = field(default_factory=Counter)
+    wrong_passed: list = field(default_factory=list)
+    wrong_unresolved: list = field(default_factory=list)
+    analytic_ratio: float = 0.0
+
+    def judge_correct(self, page: str, case: Inputs, what: str, status: str, cd_error: float):
+        key = (page, case.x.dtype.name)
+        self.correct[key] += 1
+        if status == FAIL:
+            self.failed.append((page, case.label, what))
+        if status == CANNOT_RESOLVE:
+            self.unresolved[key] += 1
+            self.resolvable[key] += cd_error < WITHIN
+
+    def judge_wrong(self, page: str, case: Inputs, what: str, status: str, error: float):
+        """status: the page's verdict on a wrong value off the truth by `error` (relative),
+        which a central difference can tell: only such values are passed in."""
+        if error < WRONG:
+            return
+        key = (page, case.x.dtype.name)
+        self.wrong[key] += 1
+        if status in (PASS, MISSED):
+            self.wrong_passed.append((page, case.label, what, round(error, 4)))
+        elif status != FAIL and status != CAUGHT:
+            self.wrong_unresolved.append((page, case.label, what, round(error, 4)))
+
+
+def distance(a, exact) -> tuple[float, float]:
+    """max |a - exact| and that over max |exact| (inf when exact is 0 and a is not)."""
+    gap = float(np.max(np.abs(np.asarray(a, np.longdouble) - exact), initial=0.0))
+    size = size_of(exact)
+    return gap, gap / size if size > 0 else (0.0 if gap == 0 else float("inf"))
+
+
+def power_gradcheck(power: Power, case: Inputs) -> None:
+    """The gradient check page and break the backward, on one case."""
+    exact = reference(case.x, case.gamma, case.beta, case.dout, working_eps(case))
+    check = gradient_check(case.x, case.gamma, case.beta, case.dout, case.eps)
+    cache = forward(case.x, case.gamma, case.beta, case.eps)
+    working = numerical_gradients(
+        case.x, case.gamma, case.beta, case.dout, case.eps, default_h(cache)
+    )
+    for tensor in check.tensors:
+        cd_gap, cd_error = distance(getattr(working, tensor), exact[tensor])
+        power.judge_correct(
+            "gradient check", case, tensor, check.status("backward", tensor), cd_error
+        )
+        analytic = getattr(check.analytic, tensor)
+        wrong = analytic * analytic.dtype.type(1.1)
+        gap, error = distance(wrong, exact[tensor])
+        if gap > TELL * cd_gap:
+            status = check.judgement("backward", tensor, wrong).status
+            power.judge_wrong("gradient check", case, f"{tensor} x 1.1", status, error)
+    cd_gap, cd_error = distance(working.dx, exact["dx"])
+    for bug in Bug:
+        result = check_bug(check, case.dout, cache, bug)
+        gap, error = distance(result.dx, exact["dx"])
+        if gap > TELL * cd_gap:
+            power.judge_wrong("break the backward", case, bug.value, result.outcome, error)
+
+
+def exact_residual(case: Inputs, sublayer) -> dict[str, np.ndarray]:
+    """The residual block's dx, dW, dc in np.longdouble from the same (rounded) inputs."""
+    x, w, c = (np.asarray(a, np.longdouble) for a in (case.x, sublayer.W, sublayer.c))
+    f = np.tanh(x @ w + c)
+    ln = reference(x + f, case.gamma, case.beta, case.dout, working_eps(case))
+    dpre = ln["dx"] * (1 - f**2)
+    return {"dx": ln["dx"] + dpre @ w.T, "dW": x.T @ dpre, "dc": np.sum(dpre, axis=0)}
+
+
+def power_residual(power: Power, case: Inputs) -> None:
+    """The residual block's check (its page's seed 0 sublayer) on one case."""
+    sublayer = make_sublayer(case.x.shape[-1], 0, dtype=case.x.dtype)
+    cache = residual_forward(case.x, sublayer, case.gamma, case.beta, case.eps)
+    grads = residual_backward(case.dout, cache)
+    h = default_h(cache.ln)
+    numerical = residual_numerical_grads(
+        case.x, sublayer, case.gamma, case.beta, case.dout, case.eps, h
+    )
+    judgements = residual_judgements(cache, grads, numerical, case.dout, h)
+    exact = exact_residual(case, cache.sublayer)
+    for name, judgement in judgements.items():
+        cd_gap, cd_error = distance(numerical[name], exact[name])
+        power.judge_correct("residual block", case, name, judgement.status, cd_error)
+        wrong = getattr(grads, name) * case.x.dtype.type(1.1)
+        gap, error = distance(wrong, exact[name])
+        if gap > TELL * cd_gap:
+            status = residual_judgements(
+                cache, replace(grads, **{name: wrong}), numerical, case.dout, h
+            )[name].status
+            power.judge_wrong("residual block", case, f"{name} x 1.1", status, error)
+
+
+def power_jacobian(power: Power, case: Inputs) -> None:
+    """J times xhat (the Jacobian page) for each vector of one case: the computed product
+    within WITHIN of the exact one is what a check could resolve."""
+    if case.gamma is None or case.label[3] != "random":
+        return
+    for row in range(case.x.shape[0]):
+        x, dout = case.x[row], case.dout[row]
+        try:
+            facts = jacobian_facts(x, case.gamma, dout, case.eps)
+        except ValueError:
+            continue
+        long = np.asarray(x, np.longdouble)
+        xc = long - np.mean(long)
+        var = np.mean(xc * xc)
+        eps = np.longdouble(working_eps(case))
+        s = 1 / np.sqrt(var + eps)
+        cache = forward(x, case.gamma, None, case.eps)
+        expected = np.asarray(case.gamma, np.longdouble) * xc * s * s * eps / (var + eps)
+        product = facts.jacobian @ cache.normalized_x
+        _, error = distance(product, expected)
+        power.judge_correct("J times xhat", case, "J xhat", facts.xhat_judgement.status, error)
+        _, off = distance(product * 1.1, expected)
+        if off > TELL * error:
+            wrong = facts_of(facts.jacobian * x.dtype.type(1.1), cache, dout).xhat_judgement
+            power.judge_wrong("J times xhat", case, "J x 1.1", wrong.status, off)
+
+
+def run_power(grid: dict = POWER) -> Power:
+    power = Power()
+    for case in power_cases(grid):
+        power_gradcheck(power, case)
+        power_jacobian(power, case)
+        if case.x.shape[-1] <= RESIDUAL_D:
+            power_residual(power, case)
+    return power
+
+
+def power_report(power: Power) -> str:
+    lines = [
+        "| page | dtype | correct judged | failed | cannot resolve | ... where a central "
+        "difference is within 1 % | wrong (>= 5 %) a central difference tells | passed | "
+        "cannot resolve / cannot tell |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    pages = ("gradient check", "break the backward", "residual block", "J times xhat")
+    for page, dtype in itertools.product(pages, POWER["dtype"]):
+        key = (page, dtype)
+        failed = sum(1 for f in power.failed if f[0] == page and f[1][1] == dtype)
+        passed = sum(1 for f in power.wrong_passed if f[0] == page and f[1][1] == dtype)
+        unsure = sum(1 for f in power.wrong_unresolved if f[0] == page and f[1][1] == dtype)
+        n = power.correct[key]
+        share = f"{power.resolvable[key]} ({100 * power.resolvable[key] / n:.1f} %)" if n else "-"
+        lines.append(
+            f"| {page} | {dtype} | {n or '-'} | {failed if n else '-'} | "
+            f"{power.unresolved[key] if n else '-'} | {share} | {power.wrong[key]} | {passed} | "
+            f"{unsure} |"
+        )
+    lines.append(f"failed: {power.failed[:4]}")
+    lines.append(f"wrong passed: {power.wrong_passed[:6]}")
+    misses = Counter((f[0], f[2]) for f in power.wrong_unresolved)
+    lines.append(f"wrong cannot resolve, by page and value: {dict(misses)}")
+    lines.append(f"  e.g. {power.wrong_unresolved[:4]}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the CI grid only")
+    parser.add_argument("--power", action="store_true", help="issue 37's power sweep")
     args = parser.parse_args()
+    if args.power:
+        print(power_report(run_power()))
+        return
     print(report(run(QUICK if args.quick else FULL)))
 
 

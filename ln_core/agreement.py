@@ -11,13 +11,15 @@ differ only by rounding. How much rounding, per entry, in the working dtype:
   dgamma's xhat carries the offset's error too (below), so its bound counts |dout| * s * M.
 
 A large common offset counts even when both read the same forward pass: the computed x - mean
-does not sum to exactly 0 (its sum is a few ulp of the group's largest |x|, M), and the staged
-backward leans on that sum where the closed form does not, so dx's bound is widened by
-1 + s * M. Every xhat is off from the exact one by s times that rounding of the mean, which
-dgamma = sum(dout * xhat) sums as it is: its bound is widened the same way, so that it also
-bounds the distance to the exact dgamma and a pass certifies no digits xhat does not have.
-When each ran its own forward pass (BatchNorm two ways), their means may round
-differently too: every bound is then widened by 1 + s * M, and the outputs are compared too.
+does not sum to exactly 0 (its sum is D times the mean's rounding, up to a few ulp of the
+group's largest |x|, M), and the staged backward leans on that sum where the closed form does
+not. Every xhat is off from the exact one by s times that rounding of the mean, which
+dgamma = sum(dout * xhat) sums as it is. The mean's rounding is measured (`mean_rounding`:
+against the mean in a wider dtype) and carried through (SHIFTED), which also makes the bounds
+bounds on the distance to the exact gradients: a pass certifies no digits xhat does not have,
+and a vector whose mean does not round (a constant one) gets no offset term. When each ran its own forward pass (BatchNorm
+two ways), their means may round differently: every bound is then widened by the worst case,
+1 + s * M, and the outputs are compared too.
 
 These bounds are relative to the values: where a rounding of the backward underflows (a float32
 dout near 1e-38), none of them holds, and every verdict on it is "cannot resolve"
@@ -37,6 +39,11 @@ from ln_core.verdict import Judgement, judge
 # Safety factor on the rounding chains above (bench.verdict_sweep: none of its correct pairs
 # comes within a tenth of the bound).
 ROUNDINGS = 8.0
+# The mean's measured rounding shifts every xhat of a group by the same e (`mean_shift`): dx
+# moves by at most about 3 s e sum|g| (1 + X) / D through the mean(g * xhat) term and the
+# staged backward's sum of x - mean, dgamma by e sum|dout|; this many times that, without the
+# 1 / D, is counted.
+SHIFTED = 4.0
 
 
 def group_abs(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
@@ -44,9 +51,31 @@ def group_abs(a: np.ndarray, cache: Cache, reduce=np.sum) -> np.ndarray:
     return reduce(np.abs(np.asarray(a, dtype=np.float64)), axis=cache.axis, keepdims=True)
 
 
+def mean_rounding(cache: Cache) -> np.ndarray:
+    """Per group (kept as size 1, float64), how far the computed sample_mean sits from x's
+    exact mean: measured against the mean in a wider dtype (float64 for float32, np.longdouble
+    for float64), plus a careful bound on that mean's own rounding (where np.longdouble is no
+    wider than float64, that is the worst case of a few ulp of the group's largest |x|).
+    A constant vector's mean is exact, and so is any mean that happens not to round: no
+    offset's error enters a bound there."""
+    wider = np.float64 if cache.dtype == np.float32 else np.longdouble
+    exact = np.mean(cache.x.astype(wider), axis=cache.axis, keepdims=True)
+    measured = np.abs(cache.sample_mean.astype(wider) - exact).astype(np.float64)
+    own = 2.0 * (2.0 + np.log2(cache.n)) * float(np.finfo(wider).eps)
+    return measured + own * group_abs(cache.x, cache, np.max)
+
+
 def offset_factor(cache: Cache) -> np.ndarray:
-    """1 + s * M per group: how much a rounding of the mean is worth in normalized units."""
+    """1 + s * M per group: how much a rounding of the mean, up to a few ulp of the group's
+    largest |x| (M), is worth in normalized units, in units of the rounding chain. The worst
+    case, for a pass that computes its own mean (a perturbed copy, another forward pass)."""
     return 1.0 + cache.inv_sqrt_sve.astype(np.float64) * group_abs(cache.x, cache, np.max)
+
+
+def mean_shift(cache: Cache) -> np.ndarray:
+    """s * `mean_rounding` per group (kept as size 1, float64): how far the mean's rounding
+    shifts every normalized_x of the group, all by the same amount."""
+    return cache.inv_sqrt_sve.astype(np.float64) * mean_rounding(cache)
 
 
 def backward_underflows(cache: Cache, dout: np.ndarray) -> bool:
@@ -65,7 +94,8 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     weight = group_abs(times_gamma(dout, cache), cache)
     spread = group_abs(cache.normalized_x, cache, np.max)
     chain = 2.0 + np.log2(cache.n)
-    dx = ROUNDINGS * machine_eps * chain * s * weight * (1.0 + spread) * offset_factor(cache)
+    shift = mean_shift(cache)
+    dx = s * weight * (1.0 + spread) * (ROUNDINGS * machine_eps * chain + SHIFTED * shift)
     axes = param_axes(cache.x.ndim, cache.param_ndim)
     rows = float(np.prod([cache.x.shape[a] for a in axes]))
     upstream = np.abs(np.asarray(dout, dtype=np.float64))
@@ -73,7 +103,8 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     return {
         "dx": np.broadcast_to(dx, cache.x.shape),
         "dgamma": per_row
-        * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)) * offset_factor(cache), axis=axes),
+        * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)), axis=axes)
+        + SHIFTED * np.sum(upstream * shift, axis=axes),
         "dbeta": per_row * np.sum(upstream, axis=axes),
     }
 

@@ -1,8 +1,16 @@
 """Comparing analytic gradients with numerical ones: the error measure, the step, the verdict.
 
 Each tensor is judged by ln_core.verdict's rule: its gap to the central difference against a
-bound on what round-off and truncation explain (see `_dx_bounds`), "cannot resolve" where that
-bound is not small against the gradient itself. The step h is chosen per dtype:
+bound on what round-off and truncation explain (see `_dx_bound`), "cannot resolve" where that
+bound is not small against the gradient itself.
+
+The reference is a float64 central difference of the same inputs, whatever their dtype, as
+PyTorch's gradcheck advises: in float32 the differences keep few digits (under a large common
+offset, fewer than the analytic gradient), so a float32 reference would make a check that
+cannot tell a right float32 gradient from one off by 10 %. The bound is then the float64
+reference's own error plus the analytic float32 value's rounding (ln_core.agreement), and the
+float32 differences are kept beside it as the lesson on precision. The step h is chosen per
+dtype:
 
 | dtype   | step h                            |
 |---------|-----------------------------------|
@@ -86,18 +94,17 @@ def _to_x(per_group: np.ndarray, cache: Cache) -> np.ndarray:
 
 
 def _dx_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
-    """How far a correct analytic dx may sit from the central difference at step h, per entry
-    (x's shape, absolute).
+    """How far the central difference at step h may sit from the exact dx, per entry (x's
+    shape, absolute), in the dtype of `cache` (the reference's).
 
     Per group, with s = 1/sqrt(var + eps), M = its largest |x|, X = its largest |normalized_x|
     and W = sum |dout * gamma|:
     - round-off: every normalized_x of a perturbed copy is off by up to
       ROUND_OFF * machine_eps * (s * M + X) (M because x - mean cancels its leading digits, and
-      the mean's own error, a sum of D terms, is a few ulp of M), weighted by |dout * gamma|,
-      summed, and divided by the step: the difference of two copies, over 2h;
+      each copy's mean, a sum of D terms, rounds on its own by a few ulp of M), weighted by
+      |dout * gamma|, summed, and divided by the step: the difference of two copies, over 2h;
     - truncation: the h^2 term of the central difference, TRUNCATION * (h s)^2 times dx's
-      natural size s * W;
-    - the analytic dx's own rounding (ln_core.agreement, which counts the offset's error).
+      natural size s * W.
     """
     machine_eps = float(np.finfo(cache.dtype).eps)
     s = to_rows(cache.inv_sqrt_sve, cache.axis).astype(np.float64)
@@ -106,14 +113,13 @@ def _dx_bound(cache: Cache, dout: np.ndarray, h: float) -> np.ndarray:
     spread = _per_group(cache.normalized_x, cache)
     round_off = weight * ROUND_OFF * machine_eps * (offset + spread) / h
     truncation = TRUNCATION * (h * s) ** 2 * s * weight
-    return _to_x(round_off + truncation, cache) + rounding_bounds(cache, dout)["dx"]
+    return _to_x(round_off + truncation, cache)
 
 
 def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarray]:
     """The same for dgamma and dbeta (their shape): out is linear in them, so no truncation;
     round-off of up to machine_eps * (|gamma * normalized_x| + |beta| + step * |normalized_x|)
-    per output, summed with weights |dout| over the rows and divided by the step; plus the
-    analytic sums' own rounding (ln_core.agreement, which counts the offset's error).
+    per output, summed with weights |dout| over the rows and divided by the step.
 
     Both differences of dgamma read the same normalized_x, which is off from the exact one by
     ROUND_OFF * machine_eps * s * M per entry (M: the group's largest |x|, as in `_dx_bound`):
@@ -129,11 +135,18 @@ def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarr
     round_off = ROUND_OFF * machine_eps * total / step
     offset = _to_x(to_rows(cache.inv_sqrt_sve, cache.axis) * _per_group(cache.x, cache), cache)
     shared = ROUND_OFF * machine_eps * np.sum(np.abs(dout.astype(np.float64)) * offset, axis=axes)
-    analytic = rounding_bounds(cache, dout)
-    return {
-        "dgamma": round_off + shared + analytic["dgamma"],
-        "dbeta": round_off + analytic["dbeta"],
-    }
+    return {"dgamma": round_off + shared, "dbeta": round_off}
+
+
+def reference_cache(cache: Cache) -> Cache:
+    """The forward pass the reference differences run on: float64 of the same inputs, eps as
+    the working dtype rounds it (float32 adds float32(eps) to the variance), so that the
+    reference differentiates the very function the analytic gradients differentiate. A float64
+    forward pass is its own."""
+    if cache.dtype == np.float64:
+        return cache
+    wide = [None if a is None else a.astype(np.float64) for a in (cache.x, cache.gamma, cache.beta)]
+    return forward(*wide, float(cache.dtype.type(cache.eps)), cache.axis)
 
 
 @dataclass(frozen=True)
@@ -146,8 +159,13 @@ class GradientCheck:
     analytic gradient may sit from the numerical one at this step: the central difference's
     round-off and truncation plus the analytic value's own rounding. Each tensor is judged by
     ln_core.verdict's rule (see `judgement`). underflow: a rounding of the backward, the closed
-    form or the differences underflowed (ln_core.validation.underflowed), so no bound holds and
-    every tensor is "cannot resolve".
+    form or the working dtype's differences underflowed (ln_core.validation.underflowed), so no
+    bound holds and every tensor is "cannot resolve".
+
+    numerical is the reference: central differences in float64 of the same inputs, whatever
+    their dtype (as PyTorch's gradcheck advises: float32 differences keep few digits, most of
+    all under a large common offset), at step h. working: the same differences in the working
+    dtype at its own step working_h, the lesson on precision (the reference itself in float64).
     """
 
     analytic: Grads
@@ -158,7 +176,14 @@ class GradientCheck:
     dtype: np.dtype
     group_size: int
     bounds: dict[str, np.ndarray]
+    working: Grads
+    working_h: float
     underflow: bool = False
+
+    @property
+    def working_errors(self) -> dict[str, float]:
+        """rel_error of the working dtype's differences against the reference, per tensor."""
+        return compare(self.working, self.numerical)
 
     @property
     def max_error(self) -> float:
@@ -231,7 +256,7 @@ def gradient_check(
     step by `default_h`.
     """
     cache = forward(x, gamma, beta, eps, axis)
-    step = default_h(cache) if h is None else check_h(h)
+    working_h = default_h(cache) if h is None else check_h(h)
     # Cast first: rounding the given dout to the dtype is not the computation's own underflow.
     dout = check_dout(dout, cache.x.shape, cache.dtype)
 
@@ -240,11 +265,23 @@ def gradient_check(
         return (
             backward(dout, cache),
             closed_form_backward(dout, cache),
-            numerical_gradients(cache.x, cache.gamma, cache.beta, dout, eps, step, cache.axis),
+            numerical_gradients(cache.x, cache.gamma, cache.beta, dout, eps, working_h, cache.axis),
         )
 
-    (analytic, closed, numerical), underflow = underflowed(gradients)
-    params = _param_bound(cache, dout, step)
+    (analytic, closed, working), underflow = underflowed(gradients)
+    wide = reference_cache(cache)
+    wide_dout = dout.astype(np.float64)
+    step = working_h if wide is cache or h is not None else default_h(wide)
+    numerical = (
+        working
+        if wide is cache
+        else numerical_gradients(
+            wide.x, wide.gamma, wide.beta, wide_dout, wide.eps, step, wide.axis
+        )
+    )
+    # The reference's own error, plus each analytic value's rounding in the working dtype.
+    own = rounding_bounds(cache, dout)
+    reference = {"dx": _dx_bound(wide, wide_dout, step), **_param_bound(wide, wide_dout, step)}
     return GradientCheck(
         analytic=analytic,
         closed_form=closed,
@@ -256,6 +293,8 @@ def gradient_check(
         h=step,
         dtype=cache.dtype,
         group_size=cache.n,
-        bounds={"dx": _dx_bound(cache, dout, step), **params},
+        bounds={t: reference[t] + own[t] for t in TENSORS},
+        working=working,
+        working_h=working_h,
         underflow=underflow,
     )

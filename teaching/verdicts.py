@@ -258,7 +258,27 @@ def gradient_verdict(check: GradientCheck, tensor: str, hint: str) -> Verdict:
         f"{tensor} from the staged backward against central differences (the closed form's "
         f"gap is {closed.gap:.1e})"
     )
-    return numerical_agreement(checks, judgement, check.dtype.name, hint)
+    if check.working is check.numerical:
+        return numerical_agreement(checks, judgement, check.dtype.name, hint)
+    why = (
+        "the float64 central difference's round-off and truncation and the "
+        f"{check.dtype.name} value's own rounding"
+    )
+    return judged(checks, judgement, why, hint)
+
+
+def precision_lesson(check: GradientCheck) -> str:
+    """Why the reference differences ran in float64, and what float32 differences would say."""
+    dtype = check.dtype.name
+    apart = ", ".join(f"{t} {e:.1e}" for t, e in check.working_errors.items())
+    return (
+        f"The central differences above run in float64 on these same {dtype} inputs (step "
+        f"{check.h:.2e}), as PyTorch's gradcheck advises: they are then far more precise than "
+        f"the {dtype} gradients they check. The same differences in {dtype} (step "
+        f"{check.working_h:.2e}) sit this far from them (relative error): {apart}. That is "
+        f"the precision {dtype} loses, and why a {dtype} reference could not tell a right "
+        "gradient from a slightly wrong one."
+    )
 
 
 def caught(result: BugCheck, dtype: str) -> Verdict:

@@ -9,6 +9,7 @@ from teaching.verdicts import (
     check_headline,
     gradient_verdict,
     number,
+    precision_lesson,
     resolving_inputs,
 )
 from ui.draw.figures import error_vs_step
@@ -53,6 +54,8 @@ with result, stops_on_error():
     check = compute.gradient_check(inputs)
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
     st.header(f"{check_headline(check)} (step h = {number(check.h)}, {inputs.dtype})")
+    if check.working is not check.numerical:
+        st.caption(precision_lesson(check))
     verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
     # What would resolve it, where it shows at once (the reasoning stays under the metric).
     for tensor in check.unresolved:

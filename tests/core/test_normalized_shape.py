@@ -110,7 +110,7 @@ def test_numerical_gradients_and_the_check_follow_the_block(case, affine):
         t for t, p in (("dgamma", gamma), ("dbeta", beta)) if p is not None
     }
     exact = backward(dout, forward(x, gamma, beta, eps, _trailing(k)))
-    numerical = numerical_gradients(x, gamma, beta, dout, eps, check.h, _trailing(k))
+    numerical = numerical_gradients(x, gamma, beta, dout, eps, check.working_h, _trailing(k))
     scale = float(np.max(np.abs(exact.dx))) + 1.0
     assert_close(numerical.dx, exact.dx, 100 * NUMERIC_RTOL[x.dtype], scale, what="dx")
 

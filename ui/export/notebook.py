@@ -19,7 +19,7 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import ln_core
-from ln_core.gradcheck import TENSORS
+from ln_core.gradcheck import TENSORS, reference_cache
 from ln_core.numerical import parameter_step
 from ui.entry.inputs import AFFINE, PER, Inputs
 from ui.entry.literal import literal
@@ -169,14 +169,16 @@ def _check_settings(view: View) -> str:
     i = view.inputs
     check = ln_core.gradient_check(i.x, i.layer_gamma, i.layer_beta, i.dout, i.eps, axis=view.axis)
     cache = ln_core.forward(i.x, i.layer_gamma, i.layer_beta, i.eps, view.axis)
-    params = float_literal(parameter_step(cache, check.h))
+    # The lab's differences run in float64 whatever the dtype: so do the notebook's.
+    params = float_literal(parameter_step(reference_cache(cache), check.h))
     steps = {"x": float_literal(check.h), "gamma": params, "beta": params}
     step_text = ", ".join(f'"{t[1:]}": {steps[t[1:]]}' for t in view.tensors)
     bounds = ", ".join(f'"{t}": {float_literal(check.resolution[t])}' for t in view.tensors)
     return "\n".join(
         [
             "# The lab's settings for this example (ln_core/gradcheck.py): the step for x,",
-            "# sigma * cbrt(machine eps * max(1, max|x| / sigma)), and for gamma and beta.",
+            "# sigma * cbrt(machine eps * max(1, max|x| / sigma)) with float64's machine eps",
+            "# (the differences run in float64), and for gamma and beta.",
             f"steps = {{{step_text}}}",
             "# How far round-off and the step can put a right gradient from the differences",
             "# (the largest of the lab's bounds per entry).",

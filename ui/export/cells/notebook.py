@@ -37,10 +37,13 @@ shared = __SHARED__
 # %% gradient-check
 def numerical_gradient(name, wider=1.0):
     """dL/d(name) for L = sum(dout * out): move one entry by +step and -step, run the layer
-    again, and divide the change of L by the step actually taken (x + step rounds)."""
+    again, and divide the change of L by the step actually taken (x + step rounds). In
+    float64 whatever the inputs' dtype, as the lab does (and PyTorch's gradcheck advises):
+    float32 differences keep too few digits to tell a right float32 gradient from a wrong one."""
     # beta only shifts out, so moves of x and gamma are read on gx, as the lab reads them:
     # adding beta would round digits of the change away.
     inputs = {"x": x, "gamma": gamma, "beta": beta if name == "beta" else None}
+    inputs = {k: None if v is None else np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
     value, step = inputs[name], wider * steps[name]
     grad = np.zeros_like(value)
     for i in np.ndindex(value.shape):

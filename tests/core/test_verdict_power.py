@@ -1,0 +1,102 @@
+"""Issue 37: verdicts with power. Each example of the issue, on the inputs a student sees (the
+presets, the seeded dout of ui.session.state), and a property in both directions: on ordinary
+inputs a correct gradient passes and one clearly wrong (by 5 % or more, where a central
+difference in the working dtype can tell) fails, in float32 as in float64.
+
+The reference differences run in float64 of the same inputs (ln_core.gradcheck), so a float32
+check is no longer limited by float32 differences' few digits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.longdouble_ref import reference
+from ln_core import default_h, forward, gradient_check, numerical_gradients
+from ln_core.bugs import CAUGHT, Bug, check_bug
+from teaching.presets import make_example
+from teaching.upstream import one_hot
+from teaching.verdicts import caught
+
+OFFSET = "Large common offset (about 2000)"
+F32 = np.float32
+
+
+def _inputs(preset: str, shape: tuple[int, ...], upstream: str = "random", seed: int = 0):
+    """The preset's x, gamma, beta and the page's dout (seeded as ui.session.state seeds it),
+    in float32."""
+    example = make_example(preset, shape, seed)
+    if upstream == "random":
+        dout = np.random.default_rng(seed + 1).standard_normal(shape)
+    elif upstream == "ones":
+        dout = np.ones(shape)
+    else:
+        dout = one_hot(shape, 0)
+    return [a.astype(F32) for a in (example.x, example.gamma, example.beta, dout)]
+
+
+def test_large_common_offset_at_the_default_shape_resolves_dx_in_float32():
+    """Was: the correct dx "cannot resolve" (bound 0.58 against a gap of 5.7e-3), and dx x 1.1
+    the same. A float32 central difference is within 0.3 % of the truth there."""
+    x, gamma, beta, dout = _inputs(OFFSET, (3, 8))
+    check = gradient_check(x, gamma, beta, dout, 1e-5)
+    for tensor in check.tensors:
+        assert check.status("backward", tensor) == "pass", (tensor, check.resolution)
+        assert check.status("closed_form", tensor) == "pass", tensor
+    wrong = check.judgement("backward", "dx", check.analytic.dx * F32(1.1))
+    assert wrong.status == "fail"
+    # The float32 differences stay beside it, as the lesson on precision.
+    assert check.working.dx.dtype == F32
+    assert check.numerical.dx.dtype == np.float64
+    assert 1e-5 < check.working_errors["dx"] < 1e-2
+
+
+def test_forgotten_gamma_on_a_large_common_offset_is_caught():
+    """Was: passed, 7.45 % off (Large common offset, (3, 32), one-hot dout, seed 1)."""
+    x, gamma, beta, dout = _inputs(OFFSET, (3, 32), "one_hot", seed=1)
+    check = gradient_check(x, gamma, beta, dout, 1e-5)
+    result = check_bug(check, dout, forward(x, gamma, beta, 1e-5), Bug.FORGET_GAMMA)
+    assert result.outcome == CAUGHT, result.judgement
+
+
+def test_forgotten_gamma_on_a_constant_vector_is_caught_not_called_unmeasurable():
+    """Was: "changes nothing measurable, so no check could tell" where the bug changes dx by
+    100 % (Constant vector, float32, (3, 64), dout all ones): x - mean is exactly 0 there, so
+    no offset's rounding enters the bound."""
+    x, gamma, beta, dout = _inputs("Constant vector", (3, 64), "ones")
+    check = gradient_check(x, gamma, beta, dout, 1e-5)
+    assert check.status("backward", "dx") == "pass"
+    result = check_bug(check, dout, forward(x, gamma, beta, 1e-5), Bug.FORGET_GAMMA)
+    assert result.outcome == CAUGHT
+    assert "no check could tell" not in caught(result, "float32").reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(3, 32),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    offset=st.sampled_from([0.0, 1.0, 10.0, 100.0]),
+    scale=st.sampled_from([1e-2, 1.0, 30.0]),
+    factor=st.sampled_from([0.5, 0.9, 0.95, 1.05, 1.1, 2.0, -1.0]),
+)
+def test_ordinary_inputs_a_correct_dx_passes_and_a_clearly_wrong_one_fails(
+    seed, d, dtype, offset, scale, factor
+):
+    rng = np.random.default_rng(seed)
+    x = (offset + scale * rng.standard_normal((2, d))).astype(dtype)
+    gamma = (1 + 0.5 * rng.standard_normal(d)).astype(dtype)
+    beta = (0.5 * rng.standard_normal(d)).astype(dtype)
+    dout = rng.standard_normal((2, d)).astype(dtype)
+    check = gradient_check(x, gamma, beta, dout, 1e-5)
+    assert check.passed, check.errors
+    exact = reference(x, gamma, beta, dout, float(dtype(1e-5)))["dx"]
+    cache = forward(x, gamma, beta, 1e-5)
+    working = numerical_gradients(x, gamma, beta, dout, 1e-5, default_h(cache)).dx
+    wrong = check.analytic.dx * dtype(factor)
+    off = float(np.max(np.abs(wrong - exact)))
+    telling = off > 3 * float(np.max(np.abs(working - exact)))
+    if telling and off >= 0.05 * float(np.max(np.abs(exact))):
+        assert check.judgement("backward", "dx", wrong).status == "fail"
