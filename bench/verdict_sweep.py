@@ -53,7 +53,7 @@ from ln_core.agreement import agreement
 from ln_core.audit import ENTRIES
 from ln_core.bugs import CAUGHT, MISSED, check_bug
 from ln_core.jacobian_facts import facts_of
-from ln_core.residual_check import residual_judgements
+from ln_core.residual_check import residual_check
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, judge
 from teaching.presets import PRESETS, make_example
 from teaching.upstream import one_hot, squared_error_gradient
@@ -436,26 +436,24 @@ def exact_residual(case: Inputs, sublayer) -> dict[str, np.ndarray]:
 
 
 def power_residual(power: Power, case: Inputs) -> None:
-    """The residual block's check (its page's seed 0 sublayer) on one case."""
+    """The residual block's check (its page's seed 0 sublayer) on one case; "can tell" is
+    measured with central differences in the working dtype."""
     sublayer = make_sublayer(case.x.shape[-1], 0, dtype=case.x.dtype)
     cache = residual_forward(case.x, sublayer, case.gamma, case.beta, case.eps)
     grads = residual_backward(case.dout, cache)
-    h = default_h(cache.ln)
-    numerical = residual_numerical_grads(
-        case.x, sublayer, case.gamma, case.beta, case.dout, case.eps, h
+    working = residual_numerical_grads(
+        case.x, sublayer, case.gamma, case.beta, case.dout, case.eps, default_h(cache.ln)
     )
-    judgements = residual_judgements(cache, grads, numerical, case.dout, h)
+    _, judgements = residual_check(cache, grads, case.dout)
     exact = exact_residual(case, cache.sublayer)
     for name, judgement in judgements.items():
-        cd_gap, cd_error = distance(numerical[name], exact[name])
+        cd_gap, cd_error = distance(working[name], exact[name])
         power.judge_correct("residual block", case, name, judgement.status, cd_error)
         wrong = getattr(grads, name) * case.x.dtype.type(1.1)
         gap, error = distance(wrong, exact[name])
         if gap > TELL * cd_gap:
-            status = residual_judgements(
-                cache, replace(grads, **{name: wrong}), numerical, case.dout, h
-            )[name].status
-            power.judge_wrong("residual block", case, f"{name} x 1.1", status, error)
+            status = residual_check(cache, replace(grads, **{name: wrong}), case.dout)[1][name]
+            power.judge_wrong("residual block", case, f"{name} x 1.1", status.status, error)
 
 
 def power_jacobian(power: Power, case: Inputs) -> None:

@@ -17,9 +17,9 @@ not. Every xhat is off from the exact one by s times that rounding of the mean, 
 dgamma = sum(dout * xhat) sums as it is. The mean's rounding is measured (`mean_rounding`:
 against the mean in a wider dtype) and carried through (SHIFTED), which also makes the bounds
 bounds on the distance to the exact gradients: a pass certifies no digits xhat does not have,
-and a vector whose mean does not round (a constant one) gets no offset term. When each ran its own forward pass (BatchNorm
-two ways), their means may round differently: every bound is then widened by the worst case,
-1 + s * M, and the outputs are compared too.
+and a vector whose mean does not round (a constant one) gets no offset term. When each ran its
+own forward pass (BatchNorm two ways), their means may round differently: every bound is then
+widened by the worst case, 1 + s * M, and the outputs are compared too.
 
 These bounds are relative to the values: where a rounding of the backward underflows (a float32
 dout near 1e-38), none of them holds, and every verdict on it is "cannot resolve"
@@ -102,8 +102,7 @@ def rounding_bounds(cache: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     per_row = ROUNDINGS * machine_eps * (2.0 + np.log2(rows + 1))
     return {
         "dx": np.broadcast_to(dx, cache.x.shape),
-        "dgamma": per_row
-        * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)), axis=axes)
+        "dgamma": per_row * np.sum(upstream * (1.0 + np.abs(cache.normalized_x)), axis=axes)
         + SHIFTED * np.sum(upstream * shift, axis=axes),
         "dbeta": per_row * np.sum(upstream, axis=axes),
     }

@@ -16,6 +16,10 @@ gradient's natural size n = s * sum|dout * gamma| * (1 + X):
   the scale of 1), max|x| * max(s, 1) for W (its change is multiplied by x), max(s, 1) for c;
 - the analytic gradient's own rounding: machine_eps * (2 + log2 D) * (1 + s M) times its size.
 Each term has the safety factor of ln_core.gradcheck.
+
+As in ln_core.gradcheck, the differences run in float64 on the same inputs whatever their dtype
+(PyTorch's gradcheck advice): in float32 the loss keeps too few digits for differences to tell
+a right gradient from one off by 10 %, so only the analytic gradient's own rounding is float32's.
 """
 
 from __future__ import annotations
@@ -24,17 +28,25 @@ import numpy as np
 
 from ln_core.agreement import ROUNDINGS, rounding_bounds
 from ln_core.backward import times_gamma
-from ln_core.gradcheck import ROUND_OFF, TRUNCATION
-from ln_core.residual import ResidualCache, ResidualGrads
+from ln_core.gradcheck import ROUND_OFF, TRUNCATION, default_h
+from ln_core.residual import (
+    ResidualCache,
+    ResidualGrads,
+    Sublayer,
+    residual_backward,
+    residual_forward,
+    residual_numerical_grads,
+)
+from ln_core.validation import underflowed
 from ln_core.verdict import Judgement, judge
 
 
 def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[str, float]:
-    """How far a correct dx, dW and dc may sit from their central differences at step h (one
-    absolute bound per tensor; see the module docstring). Moving an entry of x re-runs only its
-    own vector's outputs differently, so its round-off is that vector's; moving W or c changes
-    every vector's. Either way the loss's final sum rounds differently, by a few ulp of
-    sum |dout * y|."""
+    """How far the central differences of dx, dW and dc at step h may sit from the exact
+    gradients (one absolute bound per tensor; see the module docstring). Moving an entry of x
+    re-runs only its own vector's outputs differently, so its round-off is that vector's;
+    moving W or c changes every vector's. Either way the loss's final sum rounds differently,
+    by a few ulp of sum |dout * y|."""
     ln = cache.ln
     machine_eps = float(np.finfo(ln.dtype).eps)
     chain = 2.0 + np.log2(ln.n)
@@ -53,19 +65,41 @@ def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[st
     final_sum = np.log2(dout.size + 1) * float(np.sum(dout * (gx + np.abs(beta))))
     natural = s * np.sum(dout * gamma, axis=1, keepdims=True) * spread
     bend = np.maximum(s, 1.0)
-    analytic = ROUNDINGS * machine_eps * chain * (1.0 + s * largest_z) * natural
     dx = (
         ROUND_OFF * machine_eps * (group + final_sum) / h
         + TRUNCATION * (h * gain * bend) ** 2 * gain * natural
-        + gain * analytic
     )
     everywhere = ROUND_OFF * machine_eps * (float(np.sum(group)) + final_sum) / h
-    dw = TRUNCATION * (h * largest_x * bend) ** 2 * largest_x * natural + largest_x * analytic
-    dc = TRUNCATION * (h * bend) ** 2 * natural + analytic
+    dw = TRUNCATION * (h * largest_x * bend) ** 2 * largest_x * natural
+    dc = TRUNCATION * (h * bend) ** 2 * natural
     return {
         "dx": float(np.max(dx)),
         "dW": everywhere + float(np.sum(dw)),
         "dc": everywhere + float(np.sum(dc)),
+    }
+
+
+def analytic_bounds(cache: ResidualCache, dout: np.ndarray) -> dict[str, float]:
+    """How far the computed dx, dW and dc may sit from their exact values (one absolute bound
+    per tensor): LayerNorm's gradient's chain of roundings, widened by 1 + s M (z = x + F(x)
+    rounds each entry by a few ulp of M, which x - mean then cancels), and carried through the
+    sublayer: G for dx, max|x| for dW."""
+    ln = cache.ln
+    machine_eps = float(np.finfo(ln.dtype).eps)
+    chain = 2.0 + np.log2(ln.n)
+    dout = np.abs(np.asarray(dout, dtype=np.float64)).reshape(-1, ln.n)
+    s = ln.inv_sqrt_sve.astype(np.float64).reshape(-1, 1)
+    gain = 1.0 + float(np.max(np.sum(np.abs(cache.sublayer.W.astype(np.float64)), axis=1)))
+    spread = 1.0 + np.max(np.abs(ln.normalized_x.astype(np.float64)).reshape(-1, ln.n), axis=1)
+    largest_z = np.max(np.abs(ln.x.astype(np.float64)).reshape(-1, ln.n), axis=1)
+    largest_x = np.max(np.abs(cache.x.astype(np.float64)).reshape(-1, ln.n), axis=1)
+    gamma = np.abs(times_gamma(np.ones_like(ln.x), ln).astype(np.float64)).reshape(-1, ln.n)
+    natural = s[:, 0] * np.sum(dout * gamma, axis=1) * spread
+    analytic = ROUNDINGS * machine_eps * chain * (1.0 + s[:, 0] * largest_z) * natural
+    return {
+        "dx": gain * float(np.max(analytic)),
+        "dW": float(np.sum(largest_x * analytic)),
+        "dc": float(np.sum(analytic)),
     }
 
 
@@ -84,14 +118,48 @@ def path_rounding(
     return skip, (skip + ROUNDINGS * machine_eps * chain * dz) @ weights
 
 
-def residual_judgements(
-    cache: ResidualCache,
-    grads: ResidualGrads,
-    numerical: dict[str, np.ndarray],
-    dout: np.ndarray,
-    h: float,
-) -> dict[str, Judgement]:
-    """dx, dW and dc of the block's backward against `numerical` (ln_core.residual's central
-    differences at step h), each judged against `residual_bounds`."""
-    bounds = residual_bounds(cache, dout, h)
-    return {name: judge(getattr(grads, name), numerical[name], bounds[name]) for name in bounds}
+def reference_cache(cache: ResidualCache) -> ResidualCache:
+    """The block's forward pass in float64 on the same inputs (eps as the working dtype rounds
+    it), for the reference differences; a float64 pass is its own."""
+    if cache.ln.dtype == np.float64:
+        return cache
+    wide = [None if a is None else a.astype(np.float64) for a in (cache.ln.gamma, cache.ln.beta)]
+    sublayer = Sublayer(cache.sublayer.W.astype(np.float64), cache.sublayer.c.astype(np.float64))
+    eps = float(cache.ln.dtype.type(cache.ln.eps))
+    return residual_forward(cache.x.astype(np.float64), sublayer, *wide, eps)
+
+
+def residual_check(
+    cache: ResidualCache, grads: ResidualGrads, dout: np.ndarray
+) -> tuple[dict[str, np.ndarray], dict[str, Judgement]]:
+    """dx, dW and dc of the block's backward (grads, from `cache` and dout: x's shape) against
+    central differences in float64 of the same inputs, whatever their dtype (as the gradient
+    check does, ln_core.gradcheck): the bound is the float64 differences' own error
+    (`residual_bounds`) plus the analytic values' rounding in the working dtype
+    (`analytic_bounds`). Where a rounding of the working dtype's forward or backward pass
+    underflowed, no bound holds: every judgement is "cannot resolve". Returns the differences
+    (keys dx, dW, dc) and the judgements."""
+    wide = reference_cache(cache)
+    wide_dout = np.asarray(dout, dtype=np.float64)
+    h = default_h(wide.ln)
+    numerical = residual_numerical_grads(
+        wide.x, wide.sublayer, wide.ln.gamma, wide.ln.beta, wide_dout, wide.ln.eps, h
+    )
+    ln = cache.ln
+    # Run again only to watch for underflow: the caller holds the results.
+    _, underflow = underflowed(
+        lambda: residual_backward(
+            dout, residual_forward(cache.x, cache.sublayer, ln.gamma, ln.beta, ln.eps)
+        )
+    )
+    differences = residual_bounds(wide, wide_dout, h)
+    own = analytic_bounds(cache, dout)
+    return numerical, {
+        name: judge(
+            getattr(grads, name),
+            numerical[name],
+            differences[name] + own[name],
+            underflow=ln.dtype if underflow else None,
+        )
+        for name in differences
+    }

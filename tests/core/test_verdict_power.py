@@ -9,13 +9,24 @@ check is no longer limited by float32 differences' few digits.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.longdouble_ref import reference
-from ln_core import default_h, forward, gradient_check, numerical_gradients
+from ln_core import (
+    default_h,
+    forward,
+    gradient_check,
+    make_sublayer,
+    numerical_gradients,
+    residual_backward,
+    residual_forward,
+)
 from ln_core.bugs import CAUGHT, Bug, check_bug
+from ln_core.residual_check import residual_check
 from teaching.presets import make_example
 from teaching.upstream import one_hot
 from teaching.verdicts import caught
@@ -100,3 +111,18 @@ def test_ordinary_inputs_a_correct_dx_passes_and_a_clearly_wrong_one_fails(
     telling = off > 3 * float(np.max(np.abs(working - exact)))
     if telling and off >= 0.05 * float(np.max(np.abs(exact))):
         assert check.judgement("backward", "dx", wrong).status == "fail"
+
+
+def test_residual_block_on_one_large_outlier_resolves_dx_in_float32():
+    """Was: dx "cannot resolve" with a bound 10x the value ("One large outlier", (3, 3),
+    float32), where a float32 central difference is within 2.2e-4 of the truth; dx x 1.1 was
+    not caught."""
+    x, gamma, beta, dout = _inputs("One large outlier", (3, 3))
+    sublayer = make_sublayer(3, 0, dtype=F32)
+    cache = residual_forward(x, sublayer, gamma, beta, 1e-5)
+    grads = residual_backward(dout, cache)
+    numerical, judgements = residual_check(cache, grads, dout)
+    assert numerical["dx"].dtype == np.float64
+    assert {name: j.status for name, j in judgements.items()} == dict.fromkeys(judgements, "pass")
+    wrong = replace(grads, dx=grads.dx * F32(1.1))
+    assert residual_check(cache, wrong, dout)[1]["dx"].status == "fail"
