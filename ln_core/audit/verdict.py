@@ -316,13 +316,15 @@ def _judge(entry: Entry, case: Case) -> list[AuditResult]:
             "values": compared.shown(compared.value, c),
             "reference_values": compared.shown(compared.reference, c),
             "error": float(error[c]),
-            "error_measures": _measures(status, lost[c]),
+            "error_measures": _measures(status, lost[c], size[c] <= bound[c]),
         }
         if corrected is not None:
             numbers["correction_error"] = float(corrected.error[c])
+            corrected_bound = shared[c] + OWN_SLACK * corrected.own[c]
             numbers["correction_error_measures"] = _measures(
-                _status(corrected.gap[c], shared[c] + OWN_SLACK * corrected.own[c], size[c]),
+                _status(corrected.gap[c], corrected_bound, size[c]),
                 corrected_lost[c],
+                size[c] <= corrected_bound,
             )
         results.append(
             AuditResult(**{**base, **numbers}, verdict=verdict, reason=reason, note=notes[c])
@@ -340,12 +342,12 @@ def _status(gap: float, bound: float, size: float) -> str:
     return decide(_excess(gap, bound), bound, size)
 
 
-def _measures(status: str, lost: bool) -> str:
+def _measures(status: str, lost: bool, zero: bool) -> str:
     """What a relative error on one case measures (AuditResult.error_measures), from its
     `status` (_status): round-off where the gap is within its bound on a true value that is 0
-    up to round-off, float64's underflow where a formula that underflowed misses, the formula
-    otherwise."""
-    if status == CANNOT_RESOLVE:
+    up to round-off (zero: its size is within the bound), float64's underflow where a formula
+    that underflowed misses, the formula otherwise."""
+    if status == CANNOT_RESOLVE and zero:
         return ROUND_OFF
     return UNDERFLOW if status == FAIL and lost else FORMULA
 
@@ -364,6 +366,14 @@ def _decide(
     """The verdict and its reason for case c, from its `status` (_status) and the numbers of
     the module docstring."""
     excess = _excess(gap, bound)
+    if status == CANNOT_RESOLVE and size > bound:
+        # Not 0 up to round-off: round-off is only not small against the value.
+        return "cannot decide", (
+            f"These inputs cannot decide: round-off can explain {bound:.1e} here (on terms "
+            f"of size {scale:.1e}), which is not small against the true value, {size:.1e}, "
+            f"so a formula off by that much would match it as well. Here "
+            f"{_why_zero(case, entry.model, c)}."
+        )
     if status == CANNOT_RESOLVE:
         return "cannot decide", (
             f"These inputs cannot decide: the true value is 0 here up to round-off (at most "

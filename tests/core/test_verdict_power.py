@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from bench.longdouble_ref import reference
 from ln_core import (
+    audit,
     default_h,
     forward,
     gradient_check,
@@ -25,6 +26,7 @@ from ln_core import (
     residual_backward,
     residual_forward,
 )
+from ln_core.audit import FORMULA
 from ln_core.bugs import CAUGHT, Bug, check_bug
 from ln_core.residual_check import residual_check
 from teaching.presets import make_example
@@ -126,3 +128,19 @@ def test_residual_block_on_one_large_outlier_resolves_dx_in_float32():
     assert {name: j.status for name, j in judgements.items()} == dict.fromkeys(judgements, "pass")
     wrong = replace(grads, dx=grads.dx * F32(1.1))
     assert residual_check(cache, wrong, dout)[1]["dx"].status == "fail"
+
+
+def test_the_audit_says_the_true_value_is_0_only_where_it_is():
+    """Was, at |x| about 1e10 and D = 1: "cannot decide: the true value is 0 here up to
+    round-off" for 002-dbeta, whose value and reference are both -0.4 against a bound of 0.2."""
+    x = np.array([[1.3e10], [-0.7e10]])
+    dout = np.array([[0.7], [-1.1]])
+    results = {r.id: r for r in audit(x, np.array([1.5]), np.array([0.2]), dout, 1e-5)}
+    dbeta = results["002-dbeta"]
+    assert dbeta.verdict == "cannot decide"
+    assert "true value is 0" not in dbeta.reason
+    assert "4.0e-01" in dbeta.reason
+    # Nor does its error say "within round-off: the true value is 0" (ui.draw.audit_view).
+    assert dbeta.error_measures == FORMULA
+    # Where the true value is 0 (dgamma: x - mean is 0 with one feature), it still says so.
+    assert "true value is 0" in results["002-dgamma"].reason
