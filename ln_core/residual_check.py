@@ -24,6 +24,8 @@ a right gradient from one off by 10 %, so only the analytic gradient's own round
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ln_core.agreement import ROUNDINGS, rounding_bounds
@@ -129,16 +131,33 @@ def reference_cache(cache: ResidualCache) -> ResidualCache:
     return residual_forward(cache.x.astype(np.float64), sublayer, *wide, eps)
 
 
-def residual_check(
-    cache: ResidualCache, grads: ResidualGrads, dout: np.ndarray
-) -> tuple[dict[str, np.ndarray], dict[str, Judgement]]:
+@dataclass(frozen=True)
+class ResidualCheck:
+    """The block's backward against float64 central differences (`residual_check`).
+
+    numerical: the differences, keys dx, dW, dc (float64); bounds: how far a correct analytic
+    value may sit from them, one absolute bound per tensor; underflow: the working dtype where
+    a rounding of its forward or backward pass underflowed (no bound holds), else None;
+    judgements: dx, dW and dc of the backward that was checked.
+    """
+
+    numerical: dict[str, np.ndarray]
+    bounds: dict[str, float]
+    underflow: np.dtype | None
+    judgements: dict[str, Judgement]
+
+    def judgement(self, name: str, candidate: np.ndarray) -> Judgement:
+        """Any candidate for dx, dW or dc (its shape; e.g. a wrong one) under the same rule."""
+        return judge(candidate, self.numerical[name], self.bounds[name], underflow=self.underflow)
+
+
+def residual_check(cache: ResidualCache, grads: ResidualGrads, dout: np.ndarray) -> ResidualCheck:
     """dx, dW and dc of the block's backward (grads, from `cache` and dout: x's shape) against
     central differences in float64 of the same inputs, whatever their dtype (as the gradient
     check does, ln_core.gradcheck): the bound is the float64 differences' own error
     (`residual_bounds`) plus the analytic values' rounding in the working dtype
     (`analytic_bounds`). Where a rounding of the working dtype's forward or backward pass
-    underflowed, no bound holds: every judgement is "cannot resolve". Returns the differences
-    (keys dx, dW, dc) and the judgements."""
+    underflowed, no bound holds: every judgement is "cannot resolve"."""
     wide = reference_cache(cache)
     wide_dout = np.asarray(dout, dtype=np.float64)
     h = default_h(wide.ln)
@@ -154,12 +173,14 @@ def residual_check(
     )
     differences = residual_bounds(wide, wide_dout, h)
     own = analytic_bounds(cache, dout)
-    return numerical, {
-        name: judge(
-            getattr(grads, name),
-            numerical[name],
-            differences[name] + own[name],
-            underflow=ln.dtype if underflow else None,
-        )
-        for name in differences
-    }
+    bounds = {name: differences[name] + own[name] for name in differences}
+    dtype = ln.dtype if underflow else None
+    return ResidualCheck(
+        numerical=numerical,
+        bounds=bounds,
+        underflow=dtype,
+        judgements={
+            name: judge(getattr(grads, name), numerical[name], bound, underflow=dtype)
+            for name, bound in bounds.items()
+        },
+    )

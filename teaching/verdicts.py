@@ -270,14 +270,13 @@ def gradient_verdict(check: GradientCheck, tensor: str, hint: str) -> Verdict:
 def precision_lesson(check: GradientCheck) -> str:
     """Why the reference differences ran in float64, and what float32 differences would say."""
     dtype = check.dtype.name
-    apart = ", ".join(f"{t} {e:.1e}" for t, e in check.working_errors.items())
+    apart = ", ".join(f"{t} off by {percent(e)}" for t, e in check.working_errors.items())
     return (
         f"The central differences above run in float64 on these same {dtype} inputs (step "
-        f"{check.h:.2e}), as PyTorch's gradcheck advises: they are then far more precise than "
-        f"the {dtype} gradients they check. The same differences in {dtype} (step "
-        f"{check.working_h:.2e}) sit this far from them (relative error): {apart}. That is "
-        f"the precision {dtype} loses, and why a {dtype} reference could not tell a right "
-        "gradient from a slightly wrong one."
+        f"{number(check.h)}), as PyTorch's gradcheck advises: far more precise than the "
+        f"{dtype} gradients they check. The same differences in {dtype} (step "
+        f"{number(check.working_h)}) would be {apart}: the precision {dtype} loses, and why "
+        f"a {dtype} reference could not tell a right gradient from a slightly wrong one."
     )
 
 
