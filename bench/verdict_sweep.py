@@ -368,7 +368,6 @@ class Power:
     wrong: Counter = field(default_factory=Counter)
     wrong_passed: list = field(default_factory=list)
     wrong_unresolved: list = field(default_factory=list)
-    analytic_ratio: float = 0.0
 
     def judge_correct(self, page: str, case: Inputs, what: str, status: str, cd_error: float):
         key = (page, case.x.dtype.name)

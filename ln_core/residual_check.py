@@ -43,37 +43,69 @@ from ln_core.validation import underflowed
 from ln_core.verdict import Judgement, judge
 
 
+@dataclass(frozen=True)
+class _Sizes:
+    """What both bounds read, per group of z's LayerNorm (groups, 1) unless said: |dout| and
+    |gamma| (groups, D), s, 1 + X (spread), M (largest_z), max|x|, the gradient's natural size,
+    and G (gain), the working dtype's machine eps and its rounding chain."""
+
+    machine_eps: float
+    chain: float
+    gain: float
+    dout: np.ndarray
+    gamma: np.ndarray
+    s: np.ndarray
+    spread: np.ndarray
+    largest_z: np.ndarray
+    largest_x: np.ndarray
+    natural: np.ndarray
+
+
+def _sizes(cache: ResidualCache, dout: np.ndarray) -> _Sizes:
+    ln = cache.ln
+
+    def by_group(a: np.ndarray) -> np.ndarray:
+        return np.abs(np.asarray(a, dtype=np.float64)).reshape(-1, ln.n)
+
+    upstream = by_group(dout)
+    gamma = by_group(times_gamma(np.ones_like(ln.x), ln))
+    s = ln.inv_sqrt_sve.astype(np.float64).reshape(-1, 1)
+    spread = 1.0 + np.max(by_group(ln.normalized_x), axis=1, keepdims=True)
+    return _Sizes(
+        machine_eps=float(np.finfo(ln.dtype).eps),
+        chain=2.0 + np.log2(ln.n),
+        gain=1.0 + float(np.max(np.sum(np.abs(cache.sublayer.W.astype(np.float64)), axis=1))),
+        dout=upstream,
+        gamma=gamma,
+        s=s,
+        spread=spread,
+        largest_z=np.max(by_group(ln.x), axis=1, keepdims=True),
+        largest_x=np.max(by_group(cache.x), axis=1, keepdims=True),
+        natural=s * np.sum(upstream * gamma, axis=1, keepdims=True) * spread,
+    )
+
+
 def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[str, float]:
     """How far the central differences of dx, dW and dc at step h may sit from the exact
     gradients (one absolute bound per tensor; see the module docstring). Moving an entry of x
     re-runs only its own vector's outputs differently, so its round-off is that vector's;
     moving W or c changes every vector's. Either way the loss's final sum rounds differently,
     by a few ulp of sum |dout * y|."""
-    ln = cache.ln
-    machine_eps = float(np.finfo(ln.dtype).eps)
-    chain = 2.0 + np.log2(ln.n)
-    dout = np.abs(np.asarray(dout, dtype=np.float64)).reshape(-1, ln.n)
-    s = ln.inv_sqrt_sve.astype(np.float64).reshape(-1, 1)
-    gain = 1.0 + float(np.max(np.sum(np.abs(cache.sublayer.W.astype(np.float64)), axis=1)))
-    normalized = np.abs(ln.normalized_x.astype(np.float64)).reshape(-1, ln.n)
-    spread = 1.0 + np.max(normalized, axis=1, keepdims=True)
-    largest_z = np.max(np.abs(ln.x.astype(np.float64)).reshape(-1, ln.n), axis=1, keepdims=True)
-    largest_x = np.max(np.abs(cache.x.astype(np.float64)).reshape(-1, ln.n), axis=1, keepdims=True)
-    gamma = np.abs(times_gamma(np.ones_like(ln.x), ln).astype(np.float64)).reshape(-1, ln.n)
+    ln, z = cache.ln, _sizes(cache, dout)
     gx = np.abs(ln.gx.astype(np.float64)).reshape(-1, ln.n)
     beta = np.abs(ln.out.astype(np.float64)).reshape(-1, ln.n) - gx
-    per_output = chain * gx + np.abs(beta) + gamma * spread * s * (largest_z + gain * largest_x + 1)
-    group = np.sum(dout * per_output, axis=1, keepdims=True)
-    final_sum = np.log2(dout.size + 1) * float(np.sum(dout * (gx + np.abs(beta))))
-    natural = s * np.sum(dout * gamma, axis=1, keepdims=True) * spread
-    bend = np.maximum(s, 1.0)
+    offset = z.largest_z + z.gain * z.largest_x + 1
+    per_output = z.chain * gx + np.abs(beta) + z.gamma * z.spread * z.s * offset
+    group = np.sum(z.dout * per_output, axis=1, keepdims=True)
+    final_sum = np.log2(z.dout.size + 1) * float(np.sum(z.dout * (gx + np.abs(beta))))
+    bend = np.maximum(z.s, 1.0)
     dx = (
-        ROUND_OFF * machine_eps * (group + final_sum) / h
-        + TRUNCATION * (h * gain * bend) ** 2 * gain * natural
+        ROUND_OFF * z.machine_eps * (group + final_sum) / h
+        + TRUNCATION * (h * z.gain * bend) ** 2 * z.gain * z.natural
     )
-    everywhere = ROUND_OFF * machine_eps * (float(np.sum(group)) + final_sum) / h
-    dw = TRUNCATION * (h * largest_x * bend) ** 2 * largest_x * natural
-    dc = TRUNCATION * (h * bend) ** 2 * natural
+    everywhere = ROUND_OFF * z.machine_eps * (float(np.sum(group)) + final_sum) / h
+    dw = TRUNCATION * (h * z.largest_x * bend) ** 2 * z.largest_x * z.natural
+    dc = TRUNCATION * (h * bend) ** 2 * z.natural
     return {
         "dx": float(np.max(dx)),
         "dW": everywhere + float(np.sum(dw)),
@@ -86,21 +118,11 @@ def analytic_bounds(cache: ResidualCache, dout: np.ndarray) -> dict[str, float]:
     per tensor): LayerNorm's gradient's chain of roundings, widened by 1 + s M (z = x + F(x)
     rounds each entry by a few ulp of M, which x - mean then cancels), and carried through the
     sublayer: G for dx, max|x| for dW."""
-    ln = cache.ln
-    machine_eps = float(np.finfo(ln.dtype).eps)
-    chain = 2.0 + np.log2(ln.n)
-    dout = np.abs(np.asarray(dout, dtype=np.float64)).reshape(-1, ln.n)
-    s = ln.inv_sqrt_sve.astype(np.float64).reshape(-1, 1)
-    gain = 1.0 + float(np.max(np.sum(np.abs(cache.sublayer.W.astype(np.float64)), axis=1)))
-    spread = 1.0 + np.max(np.abs(ln.normalized_x.astype(np.float64)).reshape(-1, ln.n), axis=1)
-    largest_z = np.max(np.abs(ln.x.astype(np.float64)).reshape(-1, ln.n), axis=1)
-    largest_x = np.max(np.abs(cache.x.astype(np.float64)).reshape(-1, ln.n), axis=1)
-    gamma = np.abs(times_gamma(np.ones_like(ln.x), ln).astype(np.float64)).reshape(-1, ln.n)
-    natural = s[:, 0] * np.sum(dout * gamma, axis=1) * spread
-    analytic = ROUNDINGS * machine_eps * chain * (1.0 + s[:, 0] * largest_z) * natural
+    z = _sizes(cache, dout)
+    analytic = ROUNDINGS * z.machine_eps * z.chain * (1.0 + z.s * z.largest_z) * z.natural
     return {
-        "dx": gain * float(np.max(analytic)),
-        "dW": float(np.sum(largest_x * analytic)),
+        "dx": z.gain * float(np.max(analytic)),
+        "dW": float(np.sum(z.largest_x * analytic)),
         "dc": float(np.sum(analytic)),
     }
 
