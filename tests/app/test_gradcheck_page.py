@@ -153,3 +153,16 @@ def test_a_float32_dout_near_1e_38_is_not_failed_where_it_underflows(open_link):
     captions = [c.value for c in lab.at.main.caption]
     assert not [c for c in captions if c.startswith(":material/cancel:")], captions
     assert any("smallest normal number" in c for c in captions), captions
+
+
+def test_float32_is_checked_against_float64_differences_with_the_float32_ones_beside(lab):
+    """Issue 37: on the Large common offset preset in float32 the correct gradients pass (a
+    float32 reference could not resolve dx there), and the page says what float32
+    differences would have been: the lesson on precision."""
+    lab.set_sidebar("preset", "Large common offset (about 2000)").set_sidebar("dtype", "float32")
+    lab.open("Gradient check")
+    lab.assert_no_exception()
+    statuses = [k for k in lab.metrics() if k.split(":")[0] in ("dx", "dgamma", "dbeta")]
+    assert statuses == ["dx: pass", "dgamma: pass", "dbeta: pass"], statuses
+    lesson = [c.value for c in lab.at.main.caption if "run in float64" in c.value]
+    assert len(lesson) == 1 and "float32 inputs" in lesson[0] and "dx off by" in lesson[0]
