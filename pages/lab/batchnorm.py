@@ -77,7 +77,13 @@ with stops_on_error(), st.container(key="main_verdict"):
 @st.fragment
 def normalized() -> None:
     """The Normalize choice reruns only this part: the check below does not depend on it."""
-    norm = st.radio("Normalize", list(NORMS), format_func=NORMS.get, **state.bound("norm_kind"))
+    norm = st.radio(
+        "Normalize",
+        list(NORMS),
+        format_func=lambda kind: NORMS[kind].split(":")[0],
+        horizontal=True,
+        **state.bound("norm_kind"),
+    )
     # The chosen normalization is part of the link. Written first, so the notebooks' link below
     # reuses it: the radio changes the state only through its callback, before this run.
     view = share.write_link()
@@ -85,13 +91,13 @@ def normalized() -> None:
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
         batch = state.inputs().rows()
-        st.caption("x (vectors x D). Each box is one group that the chosen normalization averages.")
+        st.caption(f"{NORMS[norm]}. Each box of x (vectors x D) is one group it averages.")
         fig = heatmap(
             batch.x,
             "x, boxed by group",
             x_label="feature",
             y_label="vector",
-            height=320,
+            height=280,
             boxes="columns" if norm == "batch" else "rows",
         )
         with st.container(key="main_figure"):

@@ -34,7 +34,7 @@ opening(
 caps.enforce("gradcheck")
 MAX_GROUP = affine_control.PAGES["gradcheck"]
 # The result comes first on the screen; its options and how the check works follow it.
-result = st.container(key="main_figure")
+result = st.container()
 with st.expander("How the check works, and the words on this page"):
     st.markdown(
         "A central difference is an independent witness for the backward pass. The loss is "
@@ -53,18 +53,19 @@ with result, stops_on_error():
     inputs = affine_control.applied(state.inputs(), MAX_GROUP)
     check = compute.gradient_check(inputs)
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
-    st.header(f"{check_headline(check)} (step h = {number(check.h)}, {inputs.dtype})")
+    verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
+    with st.container(key="main_figure"):
+        st.header(f"{check_headline(check)} (step h = {number(check.h)}, {inputs.dtype})")
+        # What would resolve it, where it shows at once (the reasoning stays under the metric).
+        for tensor in check.unresolved:
+            st.info(f"{tensor}: {verdicts[tensor].headline}", icon=":material/blur_on:")
+        cols = st.columns(3)
+        for col, tensor in zip(cols, check.tensors, strict=False):
+            error = check.errors["backward"][tensor]
+            verdict = verdicts[tensor]
+            verdict_metric(f"{tensor}: {verdict.status}", error, verdict, col)
     if check.working is not check.numerical:
         st.caption(precision_lesson(check))
-    verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
-    # What would resolve it, where it shows at once (the reasoning stays under the metric).
-    for tensor in check.unresolved:
-        st.info(f"{tensor}: {verdicts[tensor].headline}", icon=":material/blur_on:")
-    cols = st.columns(3)
-    for col, tensor in zip(cols, check.tensors, strict=False):
-        error = check.errors["backward"][tensor]
-        verdict = verdicts[tensor]
-        verdict_metric(f"{tensor}: {verdict.status}", error, verdict, col)
     tabs = st.tabs(list(check.tensors))
     for tab, tensor in zip(tabs, check.tensors, strict=True):
         with tab:

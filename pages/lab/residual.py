@@ -36,13 +36,15 @@ with stops_on_error():
                 hint,
             )
             verdict_metric(f"{name} vs numerical", judgement.relative, verdict, col)
-        index = pick_vector(inputs.x.shape)
-        parts = {
-            "through the skip (= dz)": grads.dx_skip[index],
-            "through F": grads.dx_sublayer[index],
-            "dx (sum)": grads.dx[index],
-        }
-        st.plotly_chart(grouped_bars(parts, "feature j", "gradient"), width="stretch")
+        # The bars come before the vector's picker on the screen; the picker decides them.
+        bars = st.container()
+    index = pick_vector(inputs.x.shape)
+    parts = {
+        "through the skip (= dz)": grads.dx_skip[index],
+        "through F": grads.dx_sublayer[index],
+        "dx (sum)": grads.dx[index],
+    }
+    bars.plotly_chart(grouped_bars(parts, "feature j", "gradient", height=300), width="stretch")
     st.caption(
         "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
         "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."

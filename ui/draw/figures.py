@@ -253,7 +253,9 @@ def eigenvalues(found: np.ndarray, predicted: np.ndarray | None) -> KeptFigure:
 
 
 @_shared
-def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> KeptFigure:
+def grouped_bars(
+    parts: dict[str, np.ndarray], x_title: str, y_title: str, height: int = 360
+) -> KeptFigure:
     """One bar group per entry, one bar per part; every part has the same (K,) shape. Parts
     differ by pattern as well as colour."""
     colours, patterns = (BLUE, ORANGE, "#333333"), ("", "/", ".")
@@ -271,7 +273,7 @@ def grouped_bars(parts: dict[str, np.ndarray], x_title: str, y_title: str) -> Ke
     )
     fig.update_layout(
         barmode="group",
-        height=360,
+        height=height,
         font=FONT,
         xaxis_title=x_title,
         yaxis=dict(title=y_title, **EXPONENTS),
