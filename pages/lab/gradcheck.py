@@ -28,14 +28,14 @@ EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is
 
 opening(
     "Gradient check",
-    "Is the backward pass right? Each gradient it computes is set against central differences "
+    "Is the backward pass right? Each gradient is set against central differences "
     "$\\frac{L(x + h) - L(x - h)}{2h}$, which need only the forward pass.",
 )
 caps.enforce("gradcheck")
 MAX_GROUP = affine_control.PAGES["gradcheck"]
 # The result comes first on the screen; its options and how the check works follow it.
 result = st.container()
-with st.expander("How the check works, and the words on this page"):
+with st.expander("How the check works"):
     st.markdown(
         "A central difference is an independent witness for the backward pass. The loss is "
         "$L = \\sum dout \\odot y$, whose gradient is exactly what backward computes. The "

@@ -12,16 +12,16 @@ PER_ROW = 5
 
 opening(
     "LayerNorm Lab",
-    "Layer Normalization rescales each vector to mean 0 and variance 1, then scales it by "
-    "`gamma` and shifts it by `beta`. This lab takes the backward pass apart into **ten small "
-    "nodes** and checks every gradient against a numerical one.",
+    "LayerNorm rescales each vector to mean 0 and variance 1, then scales by `gamma` and "
+    "shifts by `beta`. Here its backward pass comes apart into **ten small nodes**, each "
+    "gradient checked numerically.",
 )
 with st.container(key="main_figure"):
     st.latex(
         r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,"
         r"\qquad \mu = \tfrac{1}{D}\sum_j x_j,\quad \sigma^2 = \tfrac{1}{D}\sum_j (x_j - \mu)^2"
     )
-    st.markdown("**Follow the pages in this order** (hover one for what it teaches):")
+    st.markdown("**The pages, in order** (hover one for what it teaches):")
     path = guide.visible_path()
     for start in range(0, len(path), PER_ROW):
         row = path[start : start + PER_ROW]
@@ -44,5 +44,5 @@ numbers, and a link to the next page.
     )
 glossary_expander(title="The ten nodes and the other names, in plain words")
 
-st.markdown("**Classroom presets**: each demonstrates one behaviour.")
-st.markdown("\n".join(f"- **{p.name}**: {p.description}" for p in PRESETS.values()))
+with st.expander("Classroom presets: each demonstrates one behaviour"):
+    st.markdown("\n".join(f"- **{p.name}**: {p.description}" for p in PRESETS.values()))

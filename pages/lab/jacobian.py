@@ -59,9 +59,8 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
         else:
             draw_matrix(jacobian, "J = dy/dx", height=320)
             st.caption(
-                "Read: row i is how output y_i moves as each input x_j moves (red up, blue down, "
-                "white not at all). Every input moves every output: no entry is white except by "
-                "chance."
+                "Read: red, output y_i rises as input x_j rises; blue, it falls; white, no effect "
+                "(only ever by chance)."
             )
 
 

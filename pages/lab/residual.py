@@ -17,8 +17,8 @@ s = st.session_state
 
 opening(
     "Residual block (post-LN)",
-    "In $y = \\mathrm{LN}(x + F(x))$ the gradient reaches x along two paths: the skip hands "
-    "$dz$ straight back, and F adds its own share.",
+    "In $y = \\mathrm{LN}(x + F(x))$ x's gradient comes back two ways: the skip hands $dz$ "
+    "straight back, F adds its share.",
 )
 caps.enforce("residual")
 
@@ -46,8 +46,8 @@ with stops_on_error():
     }
     bars.plotly_chart(grouped_bars(parts, "feature j", "gradient", height=300), width="stretch")
     st.caption(
-        "Read: three bars per feature. The skip hands dz back unchanged (blue), the path "
-        "through F adds its own share (orange, hatched), and dx is their sum (dark, dotted)."
+        "Read: per feature, the skip's dz (blue), F's share (orange, hatched) and their sum "
+        "dx (dark, dotted)."
     )
     with st.expander("More about the block, and the words on this page"):
         st.markdown(

@@ -94,8 +94,8 @@ def array_editor(
     st.data_editor(phone, key=phone_key, width="stretch", column_config=_PHONE_CONFIG)
     if digits is not None:
         st.caption(
-            f"Shown to {digits} significant digits; every page computes with all of them (the "
-            "CSV download has them). A cell you edit holds exactly what you type."
+            f"Shown to {digits} significant digits; every page computes with all of them, and "
+            "a cell you edit holds what you type."
         )
     for problem in problems:
         st.error(problem, icon=":material/error:")
