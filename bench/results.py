@@ -28,7 +28,7 @@ def write_result(
     raw: dict,
     blocks: list[str] | None = None,
 ) -> Path:
-    """Write results/<name>.json and return its path. `order` places it in BENCHMARKS.md."""
+    """Write results/<name>.json and return its path. `order` places it in bench/RESULTS.md."""
     RESULTS_DIR.mkdir(exist_ok=True)
     path = RESULTS_DIR / f"{name}.json"
     payload = {

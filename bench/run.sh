@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the bench requirements into .venv, run every bench/bench_*.py (or only the names
-# given, e.g. `bash bench/run.sh throughput memory`), then rewrite the tables in BENCHMARKS.md.
+# given, e.g. `bash bench/run.sh throughput memory`), then rewrite the tables in bench/RESULTS.md.
 # Results land in bench/results/ (not committed). Best run on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
