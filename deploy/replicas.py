@@ -37,6 +37,7 @@ from deploy.processes import HOST, free_port, healthy, stop
 ROOT = Path(__file__).resolve().parents[1]
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 COOKIE = "lnlab_replica"
+BALANCER_ENV = "LNLAB_BALANCER"  # "<processes> <address> <port>" of the HAProxy in front
 REVIVE_S = 1.0  # how often a running set of replicas looks for a process that died
 # Script runs hold the GIL, so a process uses at most one core and processes beyond the cores
 # only share them (and cost ~200 MB each). Twice the cores is allowed, more is a typo.
@@ -211,7 +212,10 @@ class Replicas:
 
     def _start_app(self, index: int) -> subprocess.Popen:
         command = app_command(HOST, self.app_ports[index])
-        return self._spawn(command, f"app{index}", app_env(self._secret, self._env))
+        # Where browsers reach the app (HAProxy's address and port, not this process's), for
+        # the links and the restart command the app shows (ui/session/address.py).
+        balancer = {BALANCER_ENV: f"{len(self.app_ports)} {self.address} {self.port}"}
+        return self._spawn(command, f"app{index}", app_env(self._secret, {**self._env, **balancer}))
 
     def revive(self) -> list[int]:
         """Start again every app process that has exited; returns their indexes.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.session.address import class_address, lan_address
+from ui.session.address import Address, Listening, class_address, lan_address, listening
 
 
 @pytest.mark.parametrize(
@@ -36,11 +36,24 @@ from ui.session.address import class_address, lan_address
     ],
 )
 def test_the_class_gets_an_address_it_can_open_or_a_warning(browser, listen, lan, base, warned):
-    address = class_address(browser, listen, 8502, lan)
+    address = class_address(browser, Listening(listen, 8502), lan)
     assert address.base == base
     assert (address.warning is not None) == warned
     if listen == "127.0.0.1":
-        assert "--server.address 0.0.0.0" in address.warning
+        assert "`./run.sh --server.port 8502 --server.address 0.0.0.0`" in address.warning
+
+
+def test_behind_haproxy_the_warning_names_the_replicas_command(monkeypatch):
+    # The app processes listen on 127.0.0.1 behind HAProxy: what to restart is ./run.sh
+    # --replicas, whose option is --address (ui.server.launch's --server.address is not).
+    monkeypatch.setenv("LNLAB_BALANCER", "2 127.0.0.1 8600")
+    listen = listening()
+    assert listen == Listening("127.0.0.1", 8600, 2)
+    address = class_address("http://127.0.0.1:8600/class", listen, "10.0.0.5")
+    assert "(--address 127.0.0.1)" in address.warning
+    assert "`./run.sh --replicas 2 --port 8600 --address 0.0.0.0`" in address.warning
+    spread = class_address("http://127.0.0.1:8600/", Listening("0.0.0.0", 8600, 2), "10.0.0.5")
+    assert spread == Address("http://10.0.0.5:8600")
 
 
 def test_the_lan_address_is_never_loopback():
@@ -110,9 +123,11 @@ def test_the_link_builder_hides_pages_and_controls_and_turns_presenter_on(lab):
     assert query["step"] == "7"
     parsed = share.parse(query)
     assert parsed.problems == [] and parsed.hidden == {"audit", "jacobian", "controls"}
-    svg = class_link.qr_svg(link)
-    assert svg in lab.html(), "no QR code"
-    assert 'aria-label="QR code' in svg and "<svg" in svg
+    image = class_link.qr_image(link, "QR code of the class link")
+    assert image in lab.html(), "no QR code"
+    # An image st.html keeps (its sanitiser drops inline SVG), named for a screen reader.
+    assert image.startswith('<img src="data:image/png;base64,') and "<svg" not in image
+    assert 'alt="QR code of the class link"' in image
 
 
 def test_a_class_link_with_hidden_controls_hides_the_presenter_popover_too(open_link):

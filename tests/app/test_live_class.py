@@ -301,3 +301,28 @@ def test_the_instructor_sees_joined_against_expected_and_can_cap_the_class(db, l
     assert "live" not in stuffer.state
     students[0].run().assert_no_exception()  # a student of the class stays in it
     assert students[0].state["live"].code == me.code
+
+
+@pytest.mark.parametrize("how", ["Next", "page"])
+def test_a_student_who_leaves_the_instructors_step_is_told_and_offered_the_way_back(
+    db, lab, open_link, how
+):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    lab.open("Stepper").step_to(4)
+    student.run().run()
+    assert student.state["step"] == 4 and student.state["live"].following
+    if how == "Next":
+        student.click("Next")
+    else:
+        student.open("Jacobian")
+    student.run()
+    assert not student.state["live"].following
+    assert "you left the instructor's step" in _texts(student)
+    lab.step_to(6)  # the instructor moves on: the student's own view stays
+    student.run().run()
+    assert student.state["step"] == (5 if how == "Next" else 4)
+    student.at.button(key="live_follow").click()
+    student.run()  # (AppTest runs the page it was last given: one run, which switches page)
+    assert student.state["step"] == 6 and student.state["live"].following
+    assert "follows the instructor" in _texts(student)

@@ -7,6 +7,7 @@ import json
 import lnlab_browser_kit as kit
 import nbformat
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -61,3 +62,15 @@ def test_the_notebooks_download_from_the_export_page_and_the_stepper(page, serve
     assert any("dx = None  # TODO" in c.source for c in notebook.cells)
     kit.screenshot_bottom(page, "stepper_notebooks")
     assert not kit.problems(page)
+
+
+def test_the_class_links_qr_code_is_an_image_that_survives_the_sanitiser(page, server):
+    # st.html sanitises with DOMPurify's HTML profile, which dropped the inline SVG: an empty
+    # box of height 0 where the QR code should be.
+    kit.open_page(page, server, "export")
+    qr = kit.main(page).get_by_role("img", name="QR code of the class link")
+    qr.scroll_into_view_if_needed()
+    expect(qr).to_be_visible()
+    box = qr.bounding_box()
+    assert box["height"] > 100 and box["width"] > 100, box
+    assert qr.evaluate("img => img.complete && img.naturalWidth > 0")

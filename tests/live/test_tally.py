@@ -31,3 +31,20 @@ def test_the_reveal_says_how_answers_moved_and_marks_the_answer():
     figure = chart(asked, {1: (2, 1, 0), 2: (0, 3, 0)})
     assert [list(bar.y) for bar in figure.data] == [[2, 1, 0], [0, 3, 0]]
     assert list(figure.data[0].x) == ["a", "b ✓", "c"]
+
+
+def test_every_option_is_a_category_with_whole_number_ticks_and_shares():
+    # Step 5's "0 / eps / 1": read as numbers, the axis drew "0" and "1" and lost "eps ✓".
+    asked = Asked("Step 5", "p", ("0", "eps", "1"), 1, "e")
+    figure = chart(asked, {1: (1, 3, 0), 2: (0, 4, 0)})
+    layout = figure.layout
+    assert layout.xaxis.type == "category"
+    assert list(layout.xaxis.categoryarray) == ["0", "eps ✓", "1"]
+    assert layout.yaxis.tick0 == 0 and layout.yaxis.dtick == 1 and layout.yaxis.tickformat == "d"
+    assert [list(bar.text) for bar in figure.data] == [
+        ["1 · 25 %", "3 · 75 %", "0 · 0 %"],
+        ["0 · 0 %", "4 · 100 %", "0 · 0 %"],
+    ]
+    many = chart(asked, {1: (40, 55, 5)})
+    assert many.layout.yaxis.dtick == 11 and many.layout.yaxis.dtick % 1 == 0
+    assert list(chart(asked, {1: (0, 0, 0)}).data[0].text) == ["0 · no votes"] * 3

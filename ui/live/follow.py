@@ -38,6 +38,8 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version <= me.applied:
+        if me.applied and follow.page and follow.page != shown.url_path:
+            _left()  # the student opened another page themselves
         return
     membership.update(applied=follow.version)
     if follow.query:
@@ -81,7 +83,21 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
             st.rerun()  # more than the step: the whole app catches up
         st.session_state["step"] = link.values["step"]
         membership.update(applied=follow.version)
+    elif me.applied and _instructors_step(follow.query) not in (None, st.session_state["step"]):
+        _left()  # the student pressed Next or Back themselves
+        st.rerun(scope="app")  # the class bar, outside this fragment, says so
     wake.listen_step(membership.current().applied)
+
+
+def _instructors_step(query: str) -> int | None:
+    return share.parse({"step": dict(parse_qsl(query)).get("step", "")}).values.get("step")
+
+
+def _left() -> None:
+    """The following student moved away from the instructor's view: their lab stops following
+    (so the next step does not pull it back unasked), and the class bar says so, with the way
+    back."""
+    membership.update(following=False, left=True)
 
 
 def publish(page_path: str) -> None:

@@ -29,6 +29,7 @@ class Membership:
     following: bool = True  # a student's lab shows the instructor's view
     applied: int = 0  # the last follow version shown (students)
     published: str = ""  # the last view sent to students (instructor)
+    left: bool = False  # the student moved away from the instructor's step or page themselves
 
     @property
     def teaching(self) -> bool:

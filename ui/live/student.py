@@ -31,7 +31,7 @@ POLL_S = 30.0
 
 def _set_following(on: bool) -> None:
     # Rejoining shows the instructor's current view at once.
-    membership.update(following=on, applied=0 if on else membership.current().applied)
+    membership.update(following=on, applied=0 if on else membership.current().applied, left=False)
 
 
 def _leave() -> None:
@@ -72,8 +72,13 @@ def _bar() -> None:
             right.button("Stop following", key="live_unfollow", on_click=_set_following,
                          args=(False,), width="stretch")  # fmt: skip
         else:
-            left.caption(f"Class {me.shown_code} · you are exploring on your own.")
-            right.button("Follow the instructor", key="live_follow", on_click=_set_following,
+            left.caption(
+                f"Class {me.shown_code} · you left the instructor's step: your lab is on its own."
+                if me.left
+                else f"Class {me.shown_code} · you are exploring on your own."
+            )
+            label = "Back to the instructor" if me.left else "Follow the instructor"
+            right.button(label, key="live_follow", on_click=_set_following,
                          args=(True,), type="primary", width="stretch")  # fmt: skip
         _question(me.code, poll)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 import plotly.graph_objects as go
 
@@ -13,27 +14,40 @@ ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue
 
 
 def chart(asked: Asked, counts: dict[int, tuple[int, ...]]) -> go.Figure:
-    """Votes per option, one bar per round, the right answer marked."""
+    """Votes per option, one bar per round: each option a category (an option reading "0" or
+    "1" is a name, not a place on a number line), whole-number ticks, each bar's count and
+    share of its round, the right answer ticked."""
     labels = [
         f"{option} ✓" if i == asked.answer else option for i, option in enumerate(asked.options)
     ]
+    top = max((v for votes in counts.values() for v in votes), default=0)
     fig = go.Figure(
         [
             go.Bar(
                 name=f"round {number}",
                 x=labels,
                 y=list(votes),
-                text=list(votes),
+                text=[f"{v} · {share(v, sum(votes))}" for v in votes],
                 textposition="outside",
                 marker_color=ROUND_COLOURS[(number - 1) % len(ROUND_COLOURS)],
+                hovertemplate="%{x}: %{text}<extra>" + f"round {number}</extra>",
             )
             for number, votes in sorted(counts.items())
         ]
     )
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=labels)
+    # Ticks at whole votes only, and room above the tallest bar for its label.
+    fig.update_yaxes(title="votes", tick0=0, dtick=max(1, math.ceil(top / 5)), tickformat="d",
+                     range=[0, max(top, 1) * 1.3])  # fmt: skip
     fig.update_layout(
-        barmode="group", height=320, margin=dict(l=40, r=10, t=20, b=40), yaxis_title="votes"
+        barmode="group", height=320, margin=dict(l=40, r=10, t=20, b=40), legend_orientation="h"
     )
     return fig
+
+
+def share(votes: int, total: int) -> str:
+    """A count's share of its round, in whole percent ("no votes" for an empty round)."""
+    return f"{round(100 * votes / total)} %" if total else "no votes"
 
 
 def moved(counts: dict[int, tuple[int, ...]], answer: int) -> str:

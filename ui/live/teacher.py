@@ -8,31 +8,21 @@ reveal, when the discussion is over.
 
 from __future__ import annotations
 
-import io
 import time
-from urllib.parse import urlsplit
 
-import segno
 import streamlit as st
 
 from ui.export.download import download
 from ui.live import asking, connect, membership, tally
 from ui.live.rules import ROUNDS, Refused
 from ui.live.store import MAX_CLASS, Asked, Status, StoreUnavailable
-from ui.session import clicks
+from ui.session import address, class_link, clicks
 
 REFRESH_S = 1.0
 
 
-def join_link(code: str) -> str:
-    url = urlsplit(st.context.url or "http://localhost:8501/")
-    return f"{url.scheme}://{url.netloc}/?{membership.JOIN_PARAM}={code}"
-
-
-def _qr_png(link: str) -> bytes:
-    out = io.BytesIO()
-    segno.make(link, error="m").save(out, kind="png", scale=10, border=2)
-    return out.getvalue()
+def join_link(code: str, where: address.Address) -> str:
+    return f"{where.base}/?{membership.JOIN_PARAM}={code}"
 
 
 def _start() -> None:
@@ -78,23 +68,22 @@ def page() -> None:
     if me is None or not me.teaching:
         _welcome(me)
         return
-    link = join_link(me.code)
+    where = address.current()
+    link = join_link(me.code, where)
     left, right = st.columns([3, 2])
     with left:
         st.markdown(f"### Join code: `{me.shown_code}`")
         st.markdown("Open the link or scan the code; no names, no accounts.")
-        st.code(link, language=None)
+        st.code(link, language=None, wrap_lines=True)
         st.caption(
             "Your students' labs follow your inputs, page and step while you teach; each of "
             "them can stop following and rejoin. Keep this browser: it alone steers the class."
         )
-    right.image(_qr_png(link), caption="Scan to join", width=260)
-    if urlsplit(link).hostname in ("localhost", "127.0.0.1", "::1"):
-        st.warning(
-            "This link names this computer only. For students on the network, start the lab "
-            "with `--address 0.0.0.0` and open this page by the computer's network address.",
-            icon=":material/lan:",
-        )
+    with right:
+        st.html(class_link.qr_image(link, f"QR code of the join link, class {me.shown_code}"))
+        st.caption("Scan to join")
+    if where.warning:
+        st.warning(where.warning, icon=":material/lan:")
     try:
         status = connect.store().status(me.code, me.secret)
     except (Refused, StoreUnavailable):

@@ -3,7 +3,10 @@ hides, presenter mode; shown as text to copy and as a QR code to project."""
 
 from __future__ import annotations
 
+import base64
 import functools
+import html
+import io
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -30,11 +33,17 @@ def class_params(
 # Encoding a QR code (choosing its mask) was half the Export page's CPU on every rerun, for a
 # link that changes only when the numbers or the builder's choices do.
 @functools.lru_cache(maxsize=64)
-def qr_svg(link: str) -> str:
-    """The link as a QR code (inline SVG) large enough to scan from the back of a room, named
-    for a screen reader."""
-    svg = segno.make(link, error="m").svg_inline(scale=7, border=2, dark="#000", light="#fff")
-    return f'<div role="img" aria-label="QR code of the class link">{svg}</div>'
+def qr_image(link: str, alt: str) -> str:
+    """The link as a QR code large enough to scan from the back of a room: an <img> of a PNG
+    data URL, named by `alt` for a screen reader. An image, because st.html sanitises its
+    HTML with DOMPurify's HTML profile, which drops inline SVG (the code was an empty box)."""
+    png = io.BytesIO()
+    segno.make(link, error="m").save(png, kind="png", scale=7, border=2, dark="#000", light="#fff")
+    data = base64.b64encode(png.getvalue()).decode("ascii")
+    return (
+        f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
+        'style="width:100%;max-width:260px;image-rendering:pixelated">'
+    )
 
 
 def draw(view_page: str) -> None:
@@ -73,5 +82,5 @@ def draw(view_page: str) -> None:
     with left:
         st.code(link, language=None, wrap_lines=True)
     with right:
-        st.html(qr_svg(link))
+        st.html(qr_image(link, "QR code of the class link"))
         st.caption("Scan to open the lesson.")
