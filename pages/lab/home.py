@@ -6,6 +6,7 @@ from teaching.presets import PRESETS
 from ui.draw.opening import opening
 from ui.lesson import guide
 from ui.lesson.glossary import glossary_expander
+from ui.live.student import join_box
 
 # Links per row on the first screen: the path reads left to right, then on the next row.
 PER_ROW = 5
@@ -27,6 +28,9 @@ with st.container(key="main_figure"):
         row = path[start : start + PER_ROW]
         for column, stop in zip(st.columns(PER_ROW), row, strict=False):
             column.page_link(stop.script, help=stop.teaches)
+
+# A student types the code the instructor reads aloud; an instructor finds the Class page.
+join_box()
 
 with st.expander("How to use the lab"):
     st.markdown(

@@ -857,7 +857,15 @@ def test_a_choice_a_select_box_does_not_offer_is_named_and_not_used(lab, widget_
     lab.assert_clean()
 
 
-@pytest.mark.parametrize("text", ["{", "null", "[]", "42", '{"edited_rows": {"a": 1}}', '"x"'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        *["{", "null", "[]", "42", '{"edited_rows": {"a": 1}}', '"x"'],
+        '{"edited_rows": {"0": {"0": ' + "[" * 900 + "]" * 900 + "}}}",
+        "[" * 100_000 + "]" * 100_000,
+    ],
+    ids=["{", "null", "[]", "42", "rows-a", "text", "nested-900-deep", "nested-100000-deep"],
+)
 def test_a_hand_built_table_message_never_breaks_the_session(lab, text):
     lab.open("Inputs")
     kept = lab.state["x"].copy()
@@ -930,3 +938,16 @@ def test_a_selected_row_opens_its_formula_and_one_past_the_table_opens_nothing(l
     _send(lab, lab.audit_picker(kind), "string_value", '{"selection": {"rows": [999]}}')
     lab.assert_clean()
     assert _audit_choice(lab) == (document, frozenset(), None)
+
+
+def test_a_link_with_many_bad_keys_names_every_one(open_link):
+    # Twelve bad keys used to read as six, then "and 6 more": the student could not tell which.
+    keys = ["preset", "shape", "eps", "dtype", "upstream", "step", "vb", "vt", "norm",
+            "quiz", "paths", "bug", "per", "quantity"]  # fmt: skip
+    lab = open_link({key: "~bad~" for key in keys})
+    lab.assert_no_exception()
+    (warning,) = [w.value for w in lab.at.warning if "not usable" in w.value]
+    named = re.sub(r"\\(.)", r"\1", warning.replace("\u2060", ""))
+    assert "more:" in named
+    for key in keys:
+        assert re.search(rf"(^|[\s:,]){key}([=\s,]|$)", named), (key, named)

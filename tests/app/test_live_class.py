@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from ui.live import rules
 from ui.live.store import Store
 
 CLASS_PAGE = "pages/teach/class.py"
@@ -326,3 +327,33 @@ def test_a_student_who_leaves_the_instructors_step_is_told_and_offered_the_way_b
     student.run()  # (AppTest runs the page it was last given: one run, which switches page)
     assert student.state["step"] == 6 and student.state["live"].following
     assert "follows the instructor" in _texts(student)
+
+
+def test_a_student_types_the_join_code_on_the_overview(db, open_link):
+    started = Store(db).start_class()
+    student = open_link({})
+    links = [str(link.proto) for link in student.at.get("page_link")]
+    assert any("Teach with this lab" in link and 'page: "class"' in link for link in links)
+    student.at.text_input(key="live_join_code").input("zzzz-zzzz")
+    student.at.button(key="live_join").click()
+    student.run()
+    assert "No class is running" in " ".join(student.warnings())
+    assert student.state.get("live") is None
+    student.at.text_input(key="live_join_code").input(rules.show_code(started.code).lower())
+    student.at.button(key="live_join").click()
+    student.run()
+    assert student.state["live"].code == started.code
+    assert f"Class {rules.show_code(started.code)}" in _texts(student)
+    assert not [t for t in student.at.text_input if t.key == "live_join_code"], "joined: no form"
+
+
+def test_ending_the_class_asks_first(db, lab):
+    me = _instructor(lab)
+    # End is inside a popover that says what ending does: one click never ends the class.
+    (end,) = [p for p in lab.at.get("popover") if p.proto.popover.label == "End the class"]
+    assert [b.label for b in end.button] == ["Yes, end the class"]
+    assert "Students keep their labs" in end.markdown[0].value
+    end.button[0].click()
+    lab.run()
+    assert lab.state["live"] is None
+    assert Store(db).glance(me.code).ended

@@ -41,11 +41,16 @@ def _show(err: ValueError, where: Any, way_out: str | None) -> None:
                 draw(way_out)
 
 
-def listed(problems: Sequence[str], limit: int = SHOWN_PROBLEMS) -> str:
-    """At most `limit` problems as a Markdown list, then how many more there are."""
+def listed(
+    problems: Sequence[str], limit: int = SHOWN_PROBLEMS, named: Callable[[str], str] | None = None
+) -> str:
+    """At most `limit` problems as a Markdown list, then how many more there are, each named
+    by `named` (a problem's short name, such as the link key it is about) when given."""
     lines = [f"- {p}" for p in problems[:limit]]
-    if len(problems) > limit:
-        lines.append(f"- and {len(problems) - limit} more")
+    rest = problems[limit:]
+    if rest:
+        names = f": {', '.join(named(p) for p in rest)}" if named else ""
+        lines.append(f"- and {len(rest)} more{names}")
     return "\n".join(lines)
 
 

@@ -38,6 +38,26 @@ def _leave() -> None:
     membership.set_current(None)
 
 
+def join_box() -> None:
+    """On the Overview: a student types the code the instructor reads aloud (not only a link or
+    a QR); an instructor finds the Class page."""
+    me = membership.current()
+    with st.container(border=True, key="live_join_box"):
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        if me is None:
+            row.text_input("In a live class? Type its join code", key="live_join_code",
+                           placeholder="ABCD-2345", max_chars=20, width=260)  # fmt: skip
+            row.button("Join", key="live_join", on_click=_join_typed, icon=":material/login:")
+        row.page_link("pages/teach/class.py", label="Teach with this lab",
+                      icon=":material/co_present:")  # fmt: skip
+
+
+def _join_typed() -> None:
+    typed = st.session_state.get("live_join_code", "")
+    if typed.strip():
+        membership.join(typed)
+
+
 @st.fragment(run_every=POLL_S)
 def class_bar() -> None:
     with wake.woken_run():

@@ -15,7 +15,7 @@ import streamlit as st
 from ui.export.download import download
 from ui.live import asking, connect, membership, tally
 from ui.live.rules import ROUNDS, Refused
-from ui.live.store import MAX_CLASS, Asked, Status, StoreUnavailable
+from ui.live.store import MAX_CLASS, Asked, Question, Status, StoreUnavailable
 from ui.session import address, class_link, clicks
 
 REFRESH_S = 1.0
@@ -64,16 +64,65 @@ def _act(action: str, *args: int) -> None:
 
 
 def page() -> None:
+    """One projector screen, presenter mode at 1024x768, no sidebar: the heading and the way to
+    the lab; while students join, the code, link and QR; then the question beside the count and
+    timer; the round's buttons; once revealed, the chart beside the answer."""
     me = membership.current()
     if me is None or not me.teaching:
         _welcome(me)
         return
+    try:
+        status = connect.store().status(me.code, me.secret)
+    except (Refused, StoreUnavailable):
+        status = None  # the counts below say what is wrong
+    question = None if status is None else status.question
+    _heading(me)
+    if question is None:
+        _joining(me)
+        _counts(me.code, me.secret)
+    else:
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            _question(question.asked)
+            if question.revealed:
+                st.plotly_chart(tally.chart(question.asked, status.counts), key="live_chart",
+                                config={"displayModeBar": False})  # fmt: skip
+        with right:
+            _counts(me.code, me.secret)
+            if question.revealed:
+                asked = question.asked
+                st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")
+                st.caption(tally.moved(status.counts, asked.answer))
+    _controls(status)
+
+
+def _heading(me: membership.Membership) -> None:
+    """The page's heading with the code to read aloud, the way to the lab and back (students
+    follow the instructor there), and End, which asks first."""
+    row = st.container(horizontal=True, vertical_alignment="center", key="live_heading")
+    row.markdown(f"## Live class `{me.shown_code}`")
+    row.page_link("pages/lab/stepper.py", label="Teach on the Stepper",
+                  icon=":material/footprint:")  # fmt: skip
+    with row.popover("End the class", icon=":material/stop_circle:"):
+        st.markdown(
+            f"End class {me.shown_code}? Students keep their labs and can no longer vote; the "
+            f"class's votes are deleted {connect.retention_s() / 3600:g} h after it ends. "
+            "Download the results first if you want them."
+        )
+        st.button("Yes, end the class", **clicks.once("live_end", _act, "end"), type="primary")
+
+
+def _joining(me: membership.Membership) -> None:
+    """How to join, large: before the first question, the screen is the join code and its QR."""
     where = address.current()
     link = join_link(me.code, where)
     left, right = st.columns([3, 2])
     with left:
         st.markdown(f"### Join code: `{me.shown_code}`")
-        st.markdown("Open the link or scan the code; no names, no accounts.")
+        st.markdown(
+            "Scan the code, open the link, or type the code on the lab's Overview page; no "
+            "names, no accounts."
+        )
         st.code(link, language=None, wrap_lines=True)
         st.caption(
             "Your students' labs follow your inputs, page and step while you teach; each of "
@@ -81,26 +130,8 @@ def page() -> None:
         )
     with right:
         st.html(class_link.qr_image(link, f"QR code of the join link, class {me.shown_code}"))
-        st.caption("Scan to join")
     if where.warning:
         st.warning(where.warning, icon=":material/lan:")
-    try:
-        status = connect.store().status(me.code, me.secret)
-    except (Refused, StoreUnavailable):
-        status = None  # the counts below say what is wrong
-    _size_controls(status)
-    _ask_controls()
-    asking_now = status is not None and status.question is not None
-    if asking_now:
-        _question(status.question.asked)
-    _counts(me.code, me.secret)
-    if asking_now:
-        _round(status)
-    st.button(
-        "End the class", **clicks.once("live_end", _act, "end"), icon=":material/stop_circle:",
-        help=f"Students keep their labs; the class's votes are deleted "
-        f"{connect.retention_s() / 3600:g} h after it ends.",
-    )  # fmt: skip
 
 
 def _welcome(me: membership.Membership | None) -> None:
@@ -133,15 +164,16 @@ def _counts(code: str, secret: str) -> None:
         st.error(connect.unavailable(err))
         return
     box = st.container(border=True)
-    cols = box.columns(3)
+    row = box.container(horizontal=True, gap="medium")
     expected = f" of {status.expected}" if status.expected else ""
-    cols[0].metric("Students joined", f"{status.members}{expected}")
+    row.metric("Students joined", f"{status.members}{expected}", width="content")
     question = status.question
     if question is not None:
         answered = sum(status.counts.get(question.round, ()))
         elapsed = int(time.time() - question.opened_at)
-        cols[1].metric(f"Answered, round {question.round}", f"{answered} of {status.members}")
-        cols[2].metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}")
+        row.metric(f"Answered, round {question.round}", f"{answered} of {status.members}",
+                   width="content")  # fmt: skip
+        row.metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}", width="content")
     if status.expected and status.members > status.expected:
         box.warning(
             f"{status.members} browsers joined, {status.expected} students expected: someone may "
@@ -168,16 +200,22 @@ def _size_controls(status: Status | None) -> None:
                   on_change=_act, args=("size",))  # fmt: skip
 
 
-def _ask_controls() -> None:
-    with st.container(border=True):
+def _controls(status: Status | None) -> None:
+    """One row: the round's buttons, then what to ask next, and the class size."""
+    question = None if status is None else status.question
+    row = st.container(horizontal=True, vertical_alignment="bottom", key="live_controls")
+    with row:
+        if question is not None:
+            _round_buttons(question)
         options = list(asking.choices())
-        st.selectbox("Ask the class", options, key="live_ask")
+        st.selectbox("Ask the class", options, key="live_ask", width=300)
         st.button(
-            "Ask",
+            "Ask" if question is None else "Next question",
             **clicks.once("live_ask_now", _act, "ask"),
-            type="primary",
+            type="primary" if question is None or question.revealed else "secondary",
             icon=":material/quiz:",
         )
+        _size_controls(status)
 
 
 def _question(asked: Asked) -> None:
@@ -185,26 +223,19 @@ def _question(asked: Asked) -> None:
     st.markdown("\n".join(f"- {option}" for option in asked.options))
 
 
-def _round(status: Status) -> None:
-    """The current round's buttons and, once revealed, its answers."""
-    question = status.question
-    asked = question.asked
+def _round_buttons(question: Question) -> None:
+    """The current round's buttons: Reveal while it is hidden, Vote again while a round is left."""
     round_id = (question.id, question.round)
-    buttons = st.container(horizontal=True)
     if not question.revealed:
-        buttons.button(
+        st.button(
             "Reveal",
             **clicks.once("live_reveal", _act, "reveal", *round_id),
             type="primary",
             icon=":material/visibility:",
         )
     if question.round < ROUNDS:
-        buttons.button(
+        st.button(
             "Discuss and vote again",
             **clicks.once("live_again", _act, "again", *round_id),
             icon=":material/forum:",
         )
-    if question.revealed:
-        st.plotly_chart(tally.chart(asked, status.counts), key="live_chart")
-        st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")
-        st.caption(tally.moved(status.counts, asked.answer))

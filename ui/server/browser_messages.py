@@ -38,6 +38,7 @@ from ui.streamlit_private import (
 )
 
 _read = WStates.__getitem__
+MAX_DEPTH = 8  # how deep a widget's value may nest (see _shallow)
 _store = WStates.set_widget_from_proto
 
 
@@ -61,11 +62,30 @@ def read_or_forget(self: WStates, key: str) -> Any:
     ):
         raise KeyError(key)
     try:
-        return _read(self, key)
-    except (TypeError, ValueError, IndexError, AttributeError):
+        value = _read(self, key)
+    except (TypeError, ValueError, IndexError, AttributeError, RecursionError):
         # The right kind, but not a value of this widget (an index past a radio's options,
-        # text that is not JSON for a data editor).
+        # text that is not JSON for a data editor, JSON nested deeper than Python recurses).
         raise KeyError(key) from None
+    if isinstance(state, Serialized) and not _shallow(value):
+        raise KeyError(key)  # no widget sends it; Streamlit's own copy of it would recurse
+    return value
+
+
+def _shallow(value: Any) -> bool:
+    """Whether a value nests lists and mappings at most MAX_DEPTH deep (a data editor's edits
+    are 3: rows, cells, a cell's value), looked at without recursion."""
+    level: list[Any] = [value]
+    for _ in range(MAX_DEPTH + 1):
+        level = [
+            inner
+            for outer in level
+            if isinstance(outer, (dict, list, tuple))
+            for inner in (outer.values() if isinstance(outer, dict) else outer)
+        ]
+        if not level:
+            return True
+    return False
 
 
 def store_if_widget(self: WStates, widget_state: WidgetState) -> None:

@@ -10,6 +10,7 @@ default and is reported, so a tampered link never breaks the app.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -365,6 +366,12 @@ def load_link_once() -> None:
     session["link_problems"] = repeated + link.problems + apply(link, session)
 
 
+def _key_of(problem: str) -> str:
+    """The link key a problem is about: every problem starts with it (a key of the link's own
+    set, so it needs no quoting)."""
+    return re.split(r"[= ]", problem, maxsplit=1)[0]
+
+
 def show_link_problems() -> None:
     """Say which parts of the link were ignored, until the reader dismisses it."""
     problems = st.session_state["link_problems"]
@@ -372,7 +379,7 @@ def show_link_problems() -> None:
         return
     st.warning(
         "Parts of this link were not usable, so their defaults are shown instead:\n\n"
-        + listed(problems),
+        + listed(problems, named=_key_of),
         icon=":material/link_off:",
     )
     st.button("Dismiss", on_click=lambda: st.session_state.update(link_problems=()))
