@@ -7,6 +7,8 @@ tests/browser/test_live_class.py.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ui.live import rules
@@ -114,6 +116,7 @@ def test_a_second_round_shows_how_answers_moved_and_students_never_see_counts(db
     lab.run()
     assert lab.metrics()["Answered, round 1"] == "2 of 2"
     assert not lab.at.get("plotly_chart"), "the distribution shows before the reveal"
+    assert not students[0].run().at.get("plotly_chart"), "a student sees votes before the reveal"
     lab.click("Discuss and vote again")
     question = store.status(me.code, me.secret).question
     assert question.round == 2 and not question.revealed
@@ -121,11 +124,15 @@ def test_a_second_round_shows_how_answers_moved_and_students_never_see_counts(db
     _vote(students[1], question, wrong)
     lab.run().click("Reveal")
     assert len(lab.at.get("plotly_chart")) == 1
+    status_counts = store.status(me.code, me.secret).counts
     assert "round 1: 0 of 2 right; round 2: 1 of 2 right" in _texts(lab)
     for student in students:
         student.run()
         student.assert_no_exception()
-        assert not student.at.get("plotly_chart") and "of 2 right" not in _texts(student)
+        # After the reveal every student sees the class's votes, the instructor's chart.
+        (chart,) = student.at.get("plotly_chart")
+        bars = [trace["y"] for trace in json.loads(chart.proto.spec)["data"]]
+        assert bars == [list(status_counts[n]) for n in (1, 2)]
     assert "Right:" in _texts(students[0]) and "You chose" in _texts(students[1])
     store.close()
 

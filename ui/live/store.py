@@ -117,6 +117,7 @@ class Poll:
 
     glance: Glance
     my_votes: dict[int, int]  # round -> option
+    counts: dict[int, tuple[int, ...]] | None = None  # the class's votes, once revealed
 
 
 @dataclass(frozen=True)
@@ -506,7 +507,8 @@ class Store:
                         )
                     ).all()
                 )
-            return Poll(glance, mine)
+            shown = glance.question is not None and glance.question.revealed
+            return Poll(glance, mine, self._counts(conn, glance.question) if shown else None)
 
     def vote(self, code: str, browser: str, question_id: int, round_no: int, option: int) -> None:
         """Record one vote; returns only once it is committed (a student may rely on it)."""

@@ -3,8 +3,9 @@
 It is a fragment, woken by the process's watcher when the class moves on (ui/live/wake.py); the
 rest of the page reruns only when the instructor's view changed (to catch up) or the student
 switches following.
-A student sees the question, their own vote and, once revealed, the answer and why; never
-anything another student entered (there is no free text), nor the class's distribution.
+A student sees the question, their own vote and, once revealed, the answer and why, with the
+class's votes per option (the instructor's chart); never anything another student entered
+(there is no free text), nor the distribution before the reveal.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.live import connect, membership, wake
+from ui.live import connect, membership, tally, wake
 from ui.live.rules import Refused
 from ui.live.store import Poll, Question, StoreUnavailable
 from ui.session import clicks
@@ -134,6 +135,9 @@ def _question(code: str, poll: Poll) -> None:
     if said:
         st.warning(said, icon=":material/block:")
     if question.revealed:
+        if poll.counts:
+            st.plotly_chart(tally.chart(asked, poll.counts, height=240), key="live_class_chart",
+                            config={"displayModeBar": False})  # fmt: skip
         answer = asked.options[asked.answer]
         if mine is None:
             st.info(f"The answer: {answer}. {asked.explanation}")

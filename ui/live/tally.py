@@ -13,7 +13,7 @@ from ui.live.store import Asked
 ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue
 
 
-def chart(asked: Asked, counts: dict[int, tuple[int, ...]]) -> go.Figure:
+def chart(asked: Asked, counts: dict[int, tuple[int, ...]], height: int = 300) -> go.Figure:
     """Votes per option, one bar per round: each option a category (an option reading "0" or
     "1" is a name, not a place on a number line), whole-number ticks, each bar's count and
     share of its round, the right answer ticked."""
@@ -40,7 +40,10 @@ def chart(asked: Asked, counts: dict[int, tuple[int, ...]]) -> go.Figure:
     fig.update_yaxes(title="votes", tick0=0, dtick=max(1, math.ceil(top / 5)), tickformat="d",
                      range=[0, max(top, 1) * 1.3])  # fmt: skip
     fig.update_layout(
-        barmode="group", height=320, margin=dict(l=40, r=10, t=20, b=40), legend_orientation="h"
+        barmode="group",
+        height=height,
+        margin=dict(l=40, r=10, t=20, b=40),
+        legend_orientation="h",
     )
     return fig
 
