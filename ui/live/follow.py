@@ -38,7 +38,8 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version <= me.applied:
-        if me.applied and follow.page and follow.page != shown.url_path:
+        # Judged on the view this lab took only (a stale look says nothing of the student).
+        if me.applied == follow.version and follow.page and follow.page != shown.url_path:
             _left()  # the student opened another page themselves
         return
     membership.update(applied=follow.version)
@@ -83,7 +84,12 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
             st.rerun()  # more than the step: the whole app catches up
         st.session_state["step"] = link.values["step"]
         membership.update(applied=follow.version)
-    elif me.applied and _instructors_step(follow.query) not in (None, st.session_state["step"]):
+    elif me.applied == follow.version and _instructors_step(follow.query) not in (
+        None,
+        st.session_state["step"],
+    ):
+        # (Only against the view this lab took: the process's look at the store, wake.latest,
+        # can be older than what catch_up just applied, and would read as a step left.)
         _left()  # the student pressed Next or Back themselves
         st.rerun(scope="app")  # the class bar, outside this fragment, says so
     wake.listen_step(membership.current().applied)
@@ -144,6 +150,10 @@ def bar(page_path: str) -> None:
         return
     if me.teaching:
         publish(page_path)
+        if page_path != CLASS_PAGE:
+            # In the main area: a projector in presenter mode shows no sidebar.
+            st.page_link("pages/teach/class.py", label=f"Class {me.shown_code}: back to the "
+                         "class controls", icon=":material/groups:")  # fmt: skip
         with st.sidebar:
             _keep_publishing(page_path)
     else:

@@ -76,10 +76,9 @@ def page() -> None:
     except (Refused, StoreUnavailable):
         status = None  # the counts below say what is wrong
     question = None if status is None else status.question
-    _heading(me)
+    _heading(me, question is not None)
     if question is None:
         _joining(me)
-        _counts(me.code, me.secret)
     else:
         left, right = st.columns([3, 2], gap="medium")
         with left:
@@ -96,11 +95,12 @@ def page() -> None:
     _controls(status)
 
 
-def _heading(me: membership.Membership) -> None:
-    """The page's heading with the code to read aloud, the way to the lab and back (students
-    follow the instructor there), and End, which asks first."""
+def _heading(me: membership.Membership, asking: bool) -> None:
+    """The page's heading, with the code to read aloud once the join code's own block is gone,
+    the way to the lab and back (students follow the instructor there), and End, which asks
+    first."""
     row = st.container(horizontal=True, vertical_alignment="center", key="live_heading")
-    row.markdown(f"## Live class `{me.shown_code}`")
+    row.markdown(f"## Live class `{me.shown_code}`" if asking else "## Live class")
     row.page_link("pages/lab/stepper.py", label="Teach on the Stepper",
                   icon=":material/footprint:")  # fmt: skip
     with row.popover("End the class", icon=":material/stop_circle:"):
@@ -125,11 +125,12 @@ def _joining(me: membership.Membership) -> None:
         )
         st.code(link, language=None, wrap_lines=True)
         st.caption(
-            "Your students' labs follow your inputs, page and step while you teach; each of "
-            "them can stop following and rejoin. Keep this browser: it alone steers the class."
+            "Students' labs follow your inputs, page and step; each can stop following and "
+            "come back. Keep this browser: it alone steers the class."
         )
     with right:
         st.html(class_link.qr_image(link, f"QR code of the join link, class {me.shown_code}"))
+        _counts(me.code, me.secret)
     if where.warning:
         st.warning(where.warning, icon=":material/lan:")
 
