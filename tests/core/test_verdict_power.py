@@ -142,3 +142,17 @@ def test_the_audit_says_the_true_value_is_0_only_where_it_is():
     assert dbeta.error_measures == FORMULA
     # Where the true value is 0 (dgamma: x - mean is 0 with one feature), it still says so.
     assert "true value is 0" in results["002-dgamma"].reason
+
+
+def test_a_float32_constant_vector_whose_mean_rounds_is_never_failed():
+    """float32, every entry -29846.8, eps = 1e-12: the mean of 64 (or 3) copies rounds, so the
+    computed variance is the rounding's own (s = 512 where the exact s is 1e6) and the float32
+    gradients have nothing to do with the exact ones: against float64 differences that is
+    "cannot resolve", never "fail"."""
+    for d in (3, 64):
+        x = np.full((2, d), -29846.8, dtype=F32)
+        gamma = np.linspace(0.5, 1.5, d, dtype=F32)
+        for dout in (np.ones((2, d), F32), np.linspace(-1e6, 1e6, 2 * d, dtype=F32).reshape(2, d)):
+            check = gradient_check(x, gamma, np.zeros(d, F32), dout, 1e-12)
+            assert check.status("backward", "dx") == "cannot resolve", d
+            assert check.passed, (d, check.errors)
