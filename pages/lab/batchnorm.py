@@ -26,14 +26,6 @@ opening(
     "The same ten nodes over another axis: LayerNorm averages each row, BatchNorm each column, "
     "so **BatchNorm is LayerNorm applied to the transpose**.",
 )
-with st.expander("More about the three norms, and the words on this page"):
-    st.markdown(
-        "The ten nodes do not care which axis they average over. LayerNorm averages each row "
-        "of the input (vectors x D) over its features; BatchNorm averages each column over the "
-        "batch (with gamma and beta still per feature). RMSNorm drops the mean node and "
-        "divides by the root mean square."
-    )
-    glossary_list(("staged", "broadcast"))
 if s["x"].ndim == 1:
     st.error(
         "BatchNorm needs a batch: x is a single vector. Choose rows (vectors x D) or tokens in the "
@@ -148,6 +140,14 @@ def normalized() -> None:
 
 
 normalized()
+with st.expander("More about the three norms, and the words on this page"):
+    st.markdown(
+        "The ten nodes do not care which axis they average over. LayerNorm averages each row "
+        "of the input (vectors x D) over its features; BatchNorm averages each column over the "
+        "batch (with gamma and beta still per feature). RMSNorm drops the mean node and "
+        "divides by the root mean square."
+    )
+    glossary_list(("staged", "broadcast"))
 
 with stops_on_error():
     st.header("Check: BatchNorm on x equals LayerNorm on x transposed")
