@@ -30,7 +30,7 @@ import numpy as np
 
 from ln_core.agreement import ROUNDINGS, rounding_bounds
 from ln_core.backward import times_gamma
-from ln_core.gradcheck import ROUND_OFF, TRUNCATION, default_h
+from ln_core.gradcheck import FAITHFUL, ROUND_OFF, TRUNCATION, default_h
 from ln_core.residual import (
     ResidualCache,
     ResidualGrads,
@@ -153,6 +153,38 @@ def reference_cache(cache: ResidualCache) -> ResidualCache:
     return residual_forward(cache.x.astype(np.float64), sublayer, *wide, eps)
 
 
+def _unfaithful(cache: ResidualCache, wide: ResidualCache, dout: np.ndarray) -> dict[str, float]:
+    """What to add to the bounds where the working dtype's z is no small perturbation of the
+    exact one (wide: the float64 pass of the same inputs; as ln_core.gradcheck's FAITHFUL):
+    per group whose normalized z is off by more than FAITHFUL, no rounding bound holds, so the
+    bound is how far values of the analytic gradient's size may lie from the reference's
+    (twice both sizes, carried through the sublayer as `analytic_bounds` carries its own): such
+    a group is "cannot resolve", never failed. 0 where every group is faithful (wide is cache
+    in float64)."""
+    if wide is cache:
+        return dict.fromkeys(("dx", "dW", "dc"), 0.0)
+    z, exact = _sizes(cache, dout), _sizes(wide, dout)
+    rows = (-1, cache.ln.n)
+    off = (
+        np.max(
+            np.abs(
+                cache.ln.normalized_x.astype(np.float64).reshape(rows)
+                - wide.ln.normalized_x.reshape(rows)
+            ),
+            axis=1,
+            keepdims=True,
+        )
+        > FAITHFUL
+    )
+    size = np.maximum(z.s, exact.s) * np.sum(z.dout * z.gamma, axis=1, keepdims=True)
+    unknown = np.where(off, 4.0 * size * np.maximum(z.spread, exact.spread), 0.0)
+    return {
+        "dx": z.gain * float(np.max(unknown)),
+        "dW": float(np.sum(z.largest_x * unknown)),
+        "dc": float(np.sum(unknown)),
+    }
+
+
 @dataclass(frozen=True)
 class ResidualCheck:
     """The block's backward against float64 central differences (`residual_check`).
@@ -195,7 +227,8 @@ def residual_check(cache: ResidualCache, grads: ResidualGrads, dout: np.ndarray)
     )
     differences = residual_bounds(wide, wide_dout, h)
     own = analytic_bounds(cache, dout)
-    bounds = {name: differences[name] + own[name] for name in differences}
+    unknown = _unfaithful(cache, wide, wide_dout)
+    bounds = {name: differences[name] + own[name] + unknown[name] for name in differences}
     dtype = ln.dtype if underflow else None
     return ResidualCheck(
         numerical=numerical,

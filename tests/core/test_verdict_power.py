@@ -156,3 +156,16 @@ def test_a_float32_constant_vector_whose_mean_rounds_is_never_failed():
             check = gradient_check(x, gamma, np.zeros(d, F32), dout, 1e-12)
             assert check.status("backward", "dx") == "cannot resolve", d
             assert check.passed, (d, check.errors)
+
+
+def test_a_float32_residual_block_far_from_0_is_never_failed():
+    """float32 x all -29999.05 (the sublayer saturates, z = x +- 1 rounds by 4e-3), eps =
+    1e-12: the float32 z is no small perturbation of the exact one, so against float64
+    differences dx is "cannot resolve", never "fail"."""
+    x = np.full((1, 3), -29999.05, F32)
+    gamma = np.array([1.2, 0.6, 1.5], F32)
+    sublayer = make_sublayer(3, 0, dtype=F32)
+    cache = residual_forward(x, sublayer, gamma, np.zeros(3, F32), 1e-12)
+    for dout in (np.array([[0.3, -1.2, 0.8]], F32), np.array([[2e5, -7e5, 1e6]], F32)):
+        check = residual_check(cache, residual_backward(dout, cache), dout)
+        assert {j.status for j in check.judgements.values()} == {"cannot resolve"}
