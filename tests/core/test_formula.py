@@ -1,9 +1,8 @@
 """The formula grammar: what it reads, how it refuses, and that no typed text can make it
-raise, run Python, or take long."""
+raise or run Python. How long the longest typed formula takes is measured in bench/bench_pages.py
+(Check your derivation's modes), not timed here."""
 
 from __future__ import annotations
-
-import time
 
 import mpmath
 import numpy as np
@@ -173,15 +172,12 @@ ADVERSARIAL = [
 
 
 def _refused_or_judged(text: str) -> None:
-    start = time.perf_counter()
     result = _check(text)
-    elapsed = time.perf_counter() - start
     assert (result.error is None) != (result.verdict is None)
     if result.error is not None:
         assert result.error.problem and 0 <= result.error.position <= len(text)
     else:
         assert result.verdict in ("correct", "wrong", "cannot decide") and result.latex
-    assert elapsed < 1.0, f"{text[:40]!r} took {elapsed:.2f} s"
 
 
 @pytest.mark.parametrize("text", ADVERSARIAL, ids=range(len(ADVERSARIAL)))
