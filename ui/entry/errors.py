@@ -44,12 +44,13 @@ def _show(err: ValueError, where: Any, way_out: str | None) -> None:
 def listed(
     problems: Sequence[str], limit: int = SHOWN_PROBLEMS, named: Callable[[str], str] | None = None
 ) -> str:
-    """At most `limit` problems as a Markdown list, then how many more there are, each named
-    by `named` (a problem's short name, such as the link key it is about) when given."""
+    """At most `limit` problems as a Markdown list, then how many more there are, named by
+    `named` (a problem's short name, such as the link key it is about) when given: each name
+    once, so a link that repeats one key thousands of times still gets a short message."""
     lines = [f"- {p}" for p in problems[:limit]]
     rest = problems[limit:]
     if rest:
-        names = f": {', '.join(named(p) for p in rest)}" if named else ""
+        names = f": {', '.join(dict.fromkeys(named(p) for p in rest))}" if named else ""
         lines.append(f"- and {len(rest)} more{names}")
     return "\n".join(lines)
 
