@@ -26,7 +26,7 @@ with st.sidebar:
     st.selectbox("Preset", [f"Preset {i}" for i in range(6)])
     shapes = ["vector (D)", "rows (N x D)", "tokens (B x L x D)"]
     st.radio("Shape", shapes, index=1, horizontal=True)
-    st.text_input("N (rows)", "3")
+    st.text_input("Vectors (rows)", "3")
     st.text_input("D (features)", "8")
     st.text_input("Random seed", "0")
     st.text_input("eps", "1e-05")
