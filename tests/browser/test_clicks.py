@@ -101,10 +101,11 @@ def test_every_class_click_acts_once(browser, page, server):
         assert sum(int(row.get("round 1", 0)) for row in store.results(code, secret)) == 1
         # A second delivery would find no answer chosen (the bar no longer draws the choice),
         # and its reason would wait to be shown under the next question.
-        kit.rerun_after(page, kit.main(page).get_by_role("button", name="Ask").click)
+        kit.rerun_after(page, kit.main(page).get_by_role("button", name="Next question").click)
         expect(bar.locator('[data-testid="stRadio"]')).to_be_visible()
         expect(bar.locator('[data-testid="stAlert"]')).to_have_count(0)
 
+        kit.main(page).get_by_role("button", name="End the class").click()  # asks to confirm
         _held_click(page, "live_end")
         expect(kit.main(page).get_by_role("button", name="Start a class")).to_be_visible()
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
