@@ -57,7 +57,7 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
                 "Read across: the three paths add up, entry by entry, to J."
             )
         else:
-            draw_matrix(jacobian, "J = dy/dx", height=320)
+            draw_matrix(jacobian, "J = dy/dx", height=280)
             st.caption(
                 "Read: red, output y_i rises as input x_j rises; blue, it falls; white, no effect "
                 "(only ever by chance)."
