@@ -205,13 +205,12 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
         for (_, tab), choice in zip(students, first, strict=True):
             expect(_bar(tab)).to_contain_text(question.asked.title)
             _vote(tab, options[choice])
-        other = options[wrong]
-        _bar(racer).locator('[data-testid="stRadio"] label').filter(
-            has_text=re.compile(f"^{re.escape(other)}$")).click()  # fmt: skip
-        _bar(racer).get_by_role("button", name="Vote").click()
-        expect(_bar(racer)).to_contain_text("in this tab was refused")
-        expect(_bar(racer)).to_contain_text(f"Your vote is counted: {options[answer]}")
-        kit.screenshot(racer, "live_class_student_refused_390x844")
+        # The second tab's form was drawn before the first tab voted: its bar catches up and
+        # shows the browser's one vote, with no form to vote twice (a click already under way
+        # there is refused with its own message: tests/app/test_live_class.py).
+        expect(_bar(racer)).to_contain_text(f"Your vote is counted: {options[answer]}",
+                                            timeout=FOLLOW_MS)  # fmt: skip
+        expect(_bar(racer).get_by_role("button", name="Vote")).to_have_count(0)
         racer.close()
         _above_the_fold(
             teacher,
