@@ -105,7 +105,7 @@ def _every_option_drawn(chart, options, answer) -> None:
     or "eps" is a name: a numeric axis once drew only the numbers)."""
     ticks = chart.locator(".xtick text")
     expect(ticks).to_have_count(len(options))
-    shown = [t.strip() for t in ticks.all_inner_texts()]
+    shown = [t.strip() for t in ticks.all_text_contents()]  # SVG text has no innerText
     assert shown == [f"{o} ✓" if i == answer else o for i, o in enumerate(options)], shown
     assert chart.locator("text.bartext").filter(has_text="%").count() >= len(options)
 
