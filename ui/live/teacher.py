@@ -90,8 +90,10 @@ def page() -> None:
             _counts(me.code, me.secret)
             if question.revealed:
                 asked = question.asked
-                st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")
+                # How the room moved first: the answer's explanation can run long in this
+                # column, and the projector's screen ends at 768 px.
                 st.caption(tally.moved(status.counts, asked.answer))
+                st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")
     _controls(status)
 
 
