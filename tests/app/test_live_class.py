@@ -188,6 +188,21 @@ def test_students_follow_the_inputs_but_not_the_projectors_presenter_mode(db, la
     assert student.state["seed"] == 7 and student.state["presenter"] is False
 
 
+def test_a_value_the_instructor_empties_is_emptied_for_the_students_too(db, lab, open_link):
+    # A blank in the published view is a value: the typed formula cleared on the projector.
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    lab.open("Stepper")
+    lab.state["derive_formula"] = "dy * gamma"
+    lab.run()
+    student.run().run()
+    assert student.state["derive_formula"] == "dy * gamma"
+    lab.state["derive_formula"] = ""
+    lab.run()
+    student.run().run()
+    assert student.state["derive_formula"] == ""
+
+
 def _cookie_scripts(lab) -> str:
     return "\n".join(str(e.proto) for e in lab.at.get("html") if "document.cookie" in str(e.proto))
 

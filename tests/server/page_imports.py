@@ -17,7 +17,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-OWN = {"app", "pages", "ln_core", "teaching", "ui", "streamlit"}
+OWN = {"app", "pages", "ln_core", "teaching", "ui", "deploy", "streamlit"}
 
 
 def _library(module: str) -> bool:

@@ -180,3 +180,20 @@ def test_reach_6_the_running_fragment() -> None:
 def test_reach_7_the_arrow_conversion() -> None:
     convert = private.dataframe_util.convert_anything_to_arrow_bytes
     assert next(iter(inspect.signature(convert).parameters)) == "data"
+
+
+def test_reach_8_a_key_drawn_twice_in_one_run() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    script = """
+import streamlit as st
+from ui.streamlit_private import StreamlitDuplicateElementKey
+st.button("a", key="twice")
+try:
+    st.button("a", key="twice")
+except StreamlitDuplicateElementKey:
+    st.write("caught")
+"""
+    at = AppTest.from_string(script).run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.markdown] == ["caught"]

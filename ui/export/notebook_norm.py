@@ -71,7 +71,8 @@ _CELLS = Path(__file__).parent / "cells"
 _PLACEHOLDER = re.compile(r"__[A-Z_]+__")
 
 
-@functools.cache
+# One entry per template file in ui/export/cells (three today; a missing one raises, uncached).
+@functools.lru_cache(maxsize=8)
 def cells(name: str) -> Mapping[str, str]:
     """The cells of ui/export/cells/<name>.py by name, in jupytext's percent format: a cell runs
     from its "# %% name" line to the next (the lines above the first are the file's header)."""

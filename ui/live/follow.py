@@ -44,7 +44,7 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
         return
     membership.update(applied=follow.version)
     if follow.query:
-        link = share.parse(dict(parse_qsl(follow.query)))
+        link = share.parse(_view(follow.query))
         share.apply(link, st.session_state)
     target = next((p for p in pages if p.url_path == follow.page), None)
     if target is not None and target.url_path != shown.url_path:
@@ -73,7 +73,7 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version > me.applied:
-        theirs = dict(parse_qsl(follow.query))
+        theirs = _view(follow.query)
         mine = share.encode(st.session_state.to_dict())
         step = theirs.pop("step", "")
         for view in (theirs, mine):
@@ -95,8 +95,14 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
     wake.listen_step(membership.current().applied)
 
 
+def _view(query: str) -> dict[str, str]:
+    """The instructor's published view, blanks kept: an empty typed formula is part of the view
+    (dropped, the instructor's cleared formula would leave the student's in place)."""
+    return dict(parse_qsl(query, keep_blank_values=True))
+
+
 def _instructors_step(query: str) -> int | None:
-    return share.parse({"step": dict(parse_qsl(query)).get("step", "")}).values.get("step")
+    return share.parse({"step": _view(query).get("step", "")}).values.get("step")
 
 
 def _left() -> None:

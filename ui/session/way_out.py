@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
-from streamlit.errors import StreamlitDuplicateElementKey
 
 from ln_core.forward import ZeroVariance
 from ui.entry.errors import offer_way_out
 from ui.session import state
+from ui.streamlit_private import StreamlitDuplicateElementKey
 
 # eps's usual value (PyTorch's default): every variance then has something to add to.
 DEFINED_EPS = 1e-5

@@ -48,6 +48,11 @@ The behaviour behind each is tested where it is used (the tests named below).
    ui.server.warmup. Why: it rehearses, before any session runs, the Arrow conversion
    st.dataframe makes on first use, which outside a run no public call reaches. Upstream: none
    (a warm-up, not a missing feature). Tested: tests/server/test_warmup.py.
+8. StreamlitDuplicateElementKey (streamlit.errors), caught by ui.session.way_out. Why: two
+   messages of inputs with no defined output can stand in one place in one run, and only the
+   first may carry the buttons that fix them; no public call asks whether a key was already
+   drawn in this run (st.session_state keeps keys across runs). Upstream: none found. Tested:
+   tests/app/test_dead_ends.py (a constant vector at eps = 0).
 
 Types the documentation names as the return of public calls (DeltaGenerator from
 streamlit.delta_generator, StreamlitPage from streamlit.navigation.page) are imported where
@@ -55,6 +60,7 @@ they are used; they are not reaches.
 """
 
 from streamlit import dataframe_util
+from streamlit.errors import StreamlitDuplicateElementKey
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime import Runtime
@@ -71,6 +77,7 @@ __all__ = [
     "PagesManager",
     "Runtime",
     "Serialized",
+    "StreamlitDuplicateElementKey",
     "ThreadState",
     "WStates",
     "WidgetMetadata",
