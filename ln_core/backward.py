@@ -119,10 +119,10 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         dinv_sqrt_sve = reduce(cache.x_sm * dnormalized_x)
 
         # 7   inv_sqrt_sve = 1 / sqrt_sve
-        dsqrt_sve = -1.0 / cache.sqrt_sve**2 * dinv_sqrt_sve
+        dsqrt_sve = -1 / cache.sqrt_sve**2 * dinv_sqrt_sve
 
         # 6   sqrt_sve = sqrt(sve)
-        dsve = 0.5 / cache.sqrt_sve * dsqrt_sve
+        dsve = 1 / (2 * cache.sqrt_sve) * dsqrt_sve
 
         # 5   sve = sample_var + eps          (eps is a hyperparameter: no gradient)
         dsample_var = dsve
@@ -131,7 +131,7 @@ def backward(dout: np.ndarray, cache: Cache) -> StagedGrads:
         dsq_xsm = np.ones_like(cache.sq_xsm) / n * dsample_var
 
         # 3   sq_xsm = x_sm ** 2
-        dx_sm_via_sq_xsm = 2.0 * cache.x_sm * dsq_xsm
+        dx_sm_via_sq_xsm = 2 * cache.x_sm * dsq_xsm
         dx_sm = dx_sm_via_normalized_x + dx_sm_via_sq_xsm
 
         # 2   x_sm = x - sample_mean

@@ -4,8 +4,9 @@ LaTeX, written once.
 `run_nodes` (ln_core/forward.py) is the pass itself in plain NumPy; tests/core/test_nodes.py
 runs each NumPy text here against it and against ln_core/backward.py, so the table cannot drift
 from the code. The Stepper's formulas (ui/draw/formulas.py), the notebooks' code
-(ui/export/notebook_code.py) and ln_core's own refusals read their lines from here; backward.py
-heads each of its stages with the line it undoes, which the same test holds to this table.
+(ui/export/notebook_code.py), the quiz's lines (teaching/quiz/kit.py), the glossary's node
+meanings and ln_core's own refusals read their lines from here; backward.py heads each of its
+stages with the line it undoes, which the same test holds to this table.
 It is written a column at a time (one mapping per kind of text), then put together in NODES.
 """
 
@@ -28,6 +29,7 @@ class Node(Line):
     (name, NumPy expression) pair, in order; a name with "_via_" is one part of a sum.
     rule: the local derivative that undo uses, in words (the exercise's hint); "{reused}"
     stands for what an affine parameter is shared by.
+    meaning: what the node is, in plain words (the glossary's).
     """
 
     numpy: str
@@ -35,6 +37,7 @@ class Node(Line):
     gradient_latex: str
     undo: tuple[tuple[str, str], ...]
     rule: str
+    meaning: str
 
 
 # Each line as written, and the earlier values it reads: the graph's edges.
@@ -129,13 +132,13 @@ _UNDO = {
         ("dsample_mean", "-np.sum(dx_sm, axis=axis, keepdims=True)"),
     ),
     "sq_xsm": (
-        ("dx_sm_via_sq_xsm", "2.0 * x_sm * dsq_xsm"),
+        ("dx_sm_via_sq_xsm", "2 * x_sm * dsq_xsm"),
         ("dx_sm", "dx_sm_via_normalized_x + dx_sm_via_sq_xsm"),
     ),
     "sample_var": (("dsq_xsm", "np.ones_like(sq_xsm) / n * dsample_var"),),
     "sve": (("dsample_var", "dsve"),),
-    "sqrt_sve": (("dsve", "0.5 / sqrt_sve * dsqrt_sve"),),
-    "inv_sqrt_sve": (("dsqrt_sve", "-1.0 / sqrt_sve**2 * dinv_sqrt_sve"),),
+    "sqrt_sve": (("dsve", "1 / (2 * sqrt_sve) * dsqrt_sve"),),
+    "inv_sqrt_sve": (("dsqrt_sve", "-1 / sqrt_sve**2 * dinv_sqrt_sve"),),
     "normalized_x": (
         ("dx_sm_via_normalized_x", "inv_sqrt_sve * dnormalized_x"),
         ("dinv_sqrt_sve", "np.sum(x_sm * dnormalized_x, axis=axis, keepdims=True)"),
@@ -165,7 +168,7 @@ _RULE = {
         "hyperparameter, not learned)."
     ),
     "sqrt_sve": (
-        "sqrt_sve = sqrt(sve): the derivative of sqrt(u) is 1 / (2 sqrt(u)) = 0.5 / sqrt_sve, "
+        "sqrt_sve = sqrt(sve): the derivative of sqrt(u) is 1 / (2 sqrt(u)) = 1 / (2 * sqrt_sve), "
         "times dsqrt_sve."
     ),
     "inv_sqrt_sve": (
@@ -187,6 +190,20 @@ _RULE = {
     ),
 }
 
+# What each node is, in plain words.
+_MEANING = {
+    "sample_mean": "the mean of the vector's D entries",
+    "x_sm": "x minus the sample mean: each entry's deviation from the mean",
+    "sq_xsm": "squared deviation from the mean",
+    "sample_var": "sample variance: the mean of the squared deviations (divided by D)",
+    "sve": "sample variance plus eps",
+    "sqrt_sve": "square root of (sample variance plus eps): the standard deviation, kept off 0",
+    "inv_sqrt_sve": "one over that square root: the factor that rescales to unit variance",
+    "normalized_x": "x normalized to mean 0 and variance about 1 (also written x̂, x_hat)",
+    "gx": "gamma times normalized_x: each feature rescaled by its learned gamma",
+    "out": "the output y = gx + beta",
+}
+
 NODES = tuple(
     Node(
         name,
@@ -197,7 +214,10 @@ NODES = tuple(
         gradient_latex=_GRADIENT_LATEX[name],
         undo=_UNDO[name],
         rule=_RULE[name],
+        meaning=_MEANING[name],
     )
     for name, (expression, inputs) in _LINES.items()
 )
 NODE_NAMES = tuple(node.name for node in NODES)
+# Every gradient the backward pass gives, and the NumPy that gives it (the undo lines in order).
+UNDO = {name: text for node in NODES for name, text in node.undo}

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-# The ten nodes in forward order, then the inputs and gradients the pages also name.
+from ln_core.nodes import NODES
+
+# The ten nodes' meanings are the lesson's table's; then the inputs and gradients the pages
+# also name.
 MEANINGS = {
-    "sample_mean": "the mean of the vector's D entries",
-    "x_sm": "x minus the sample mean: each entry's deviation from the mean",
-    "sq_xsm": "squared deviation from the mean",
-    "sample_var": "sample variance: the mean of the squared deviations (divided by D)",
-    "sve": "sample variance plus eps",
-    "sqrt_sve": "square root of (sample variance plus eps): the standard deviation, kept off 0",
-    "inv_sqrt_sve": "one over that square root: the factor that rescales to unit variance",
-    "normalized_x": "x normalized to mean 0 and variance about 1 (also written x̂, x_hat)",
-    "gx": "gamma times normalized_x: each feature rescaled by its learned gamma",
-    "out": "the output y = gx + beta",
+    **{node.name: node.meaning for node in NODES},
     "x": "the input: one vector of D features per row (an input, never computed)",
     "gamma": "the learned scale, one per feature (an input)",
     "beta": "the learned shift, one per feature (an input)",

@@ -39,9 +39,9 @@ def _dgx(v: Vector) -> Question:
         "Before you look: if every beta doubled, what would `dgx` do?",
         ("double", "stay the same", "become 0"),
         "stay the same",
-        "`out` = `gx` + beta, so ∂out/∂gx = 1 whatever beta is, and `dgx` = dout: `dgx_0` = "
-        "{g} with beta as it is and {g2} with beta doubled. beta's own gradient is dout summed "
-        "over the vectors: dbeta_0 = {db} for this vector.",
+        "{line_out}, so ∂out/∂gx = 1 whatever beta is, and {undo_dgx}: `dgx_0` = {g} with beta "
+        "as it is and {g2} with beta doubled. beta's own gradient is dout summed over the "
+        "vectors, {undo_dbeta}: dbeta_0 = {db} for this vector.",
         g=v.entry("dgx"),
         g2=twice.entry("dgx"),
         db=v.entry("dbeta"),
@@ -56,11 +56,11 @@ def _dnormalized_x(v: Vector) -> Question:
         "Before you look: if every gamma doubled, what would dgamma do?",
         tuple(options),
         nearest_factor((dg.value, v.bound("dgamma")), (dg2.value, twice.bound("dgamma")), options),
-        "`gx` = gamma ⊙ `normalized_x`, so ∂gx_0/∂gamma_0 = `normalized_x_0`, and dgamma_0 = "
+        "{line_gx}, so ∂gx_0/∂gamma_0 = `normalized_x_0`, and {undo_dgamma}: dgamma_0 = "
         "`normalized_x_0` × `dgx_0` = {n} × {g}, summed over the vectors. Neither factor "
         "depends on gamma (`normalized_x` is computed before gamma enters, `dgx` = dout), so "
-        "dgamma_0 = {dg} stays {dg2}. What gamma does scale is the gradient passed on down: "
-        "`dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
+        "dgamma_0 = {dg} stays {dg2}. What gamma does scale is the gradient passed on down, "
+        "{undo_dnormalized_x}: `dnormalized_x_0` = gamma_0 × `dgx_0` = {gamma} × {g} = {dn}.",
         n=v.entry("normalized_x"),
         g=v.entry("dgx"),
         dg=dg,
@@ -76,13 +76,13 @@ def _dinv_sqrt_sve(v: Vector) -> Question:
     negative = float(np.sum(np.minimum(products, 0)))
     total = v.entry("dinv_sqrt_sve")
     return question(
-        "Before you look: `dinv_sqrt_sve` adds up `x_sm_j` × `dnormalized_x_j` over the D "
-        "entries. Is it positive, negative or zero?",
+        "Before you look: {undo_dinv_sqrt_sve} adds up the D products `x_sm_j` × "
+        "`dnormalized_x_j`. Is it positive, negative or zero?",
         SIGNS,
         sign("`dinv_sqrt_sve`", total.value, v.bound("dinv_sqrt_sve")),
-        "`inv_sqrt_sve` multiplies every entry of `x_sm`, so its gradient collects all D = {D} "
-        "products: the positive ones add up to {pos}, the negative ones to {neg}, together "
-        "{total}.",
+        "In {line_normalized_x} one value per vector multiplies every entry of `x_sm`, so its "
+        "gradient collects all D = {D} products: the positive ones add up to {pos}, the "
+        "negative ones to {neg}, together {total}.",
         D=d_fact(v),
         pos=Fact("np.sum(np.maximum(x_sm * dnormalized_x, 0))", positive),
         neg=Fact("np.sum(np.minimum(x_sm * dnormalized_x, 0))", negative),
@@ -92,22 +92,21 @@ def _dinv_sqrt_sve(v: Vector) -> Question:
 
 def _dsqrt_sve(v: Vector) -> Question:
     a, b = v.entry("dinv_sqrt_sve"), v.entry("dsqrt_sve")
-    slope = float(-1 / v.cache.sqrt_sve[0] ** 2)
     return question(
         "Before you look: `dinv_sqrt_sve` = {a}. Is `dsqrt_sve` positive, negative or zero?",
         SIGNS,
         sign("`dsqrt_sve`", b.value, v.bound("dsqrt_sve")),
-        "`inv_sqrt_sve` = 1/`sqrt_sve` falls when `sqrt_sve` rises: its slope is "
-        "−1/`sqrt_sve`² = {slope}, so the sign flips: {slope} × {a} = {b}.",
+        "{line_inv_sqrt_sve} falls when `sqrt_sve` rises, and {undo_dsqrt_sve}: the slope "
+        "in front of `dinv_sqrt_sve` is negative whatever `sqrt_sve` is, so the sign flips. "
+        "With `sqrt_sve` = {s}, {a} becomes {b}.",
         a=a,
-        slope=Fact("-1 / sqrt_sve[0] ** 2", slope),
+        s=v.entry("sqrt_sve"),
         b=b,
     )
 
 
 def _dsve(v: Vector) -> Question:
     a, b = v.entry("dsqrt_sve"), v.entry("dsve")
-    slope = float(0.5 / v.cache.sqrt_sve[0])
     # The slope is positive, so the exact values always share their sign (0 and 0 included);
     # only two signs beyond round-off, and opposite, could say otherwise.
     sides = signs(a.value, v.bound("dsqrt_sve")), signs(b.value, v.bound("dsve"))
@@ -116,21 +115,22 @@ def _dsve(v: Vector) -> Question:
         "Before you look: `dsqrt_sve` = {a}. Does `dsve` have the same sign or the opposite one?",
         ("same sign", "opposite sign"),
         "opposite sign" if opposite else "same sign",
-        "The square root rises with its argument, with slope 1/(2√`sve`) = {slope} > 0, so "
-        "`dsve` = {slope} × {a} = {b} keeps the sign.",
+        "The square root in {line_sqrt_sve} rises with its argument, and {undo_dsve}: the "
+        "slope in front of `dsqrt_sve` is positive, so `dsve` keeps the sign. With `sqrt_sve` "
+        "= {s}, {a} becomes {b}.",
         a=a,
-        slope=Fact("0.5 / sqrt_sve[0]", slope),
+        s=v.entry("sqrt_sve"),
         b=b,
     )
 
 
 def _dsample_var(v: Vector) -> Question:
     return question(
-        "Before you look: `sve` = `sample_var` + eps and `dsve` = {a}. What is `dsample_var`?",
+        "Before you look: {line_sve} and `dsve` = {a}. What is `dsample_var`?",
         ("equal to dsve", "eps times dsve", "0, since eps is a constant"),
         "equal to dsve",
-        "Adding a constant does not change a slope: ∂sve/∂sample_var = 1, so `dsample_var` = "
-        "`dsve` = {b}. eps gets no gradient of its own: it is a setting, not a learned value.",
+        "Adding a constant does not change a slope: ∂sve/∂sample_var = 1, so {undo_dsample_var}"
+        " = {b}. eps gets no gradient of its own: it is a setting, not a learned value.",
         a=v.entry("dsve"),
         b=v.entry("dsample_var"),
     )
@@ -142,7 +142,7 @@ def _dsq_xsm(v: Vector) -> Question:
         "`sq_xsm` receive?",
         ("dsample_var / D", "dsample_var", "only the largest entry, all of it"),
         "dsample_var / D",
-        "`sample_var` is the mean of the D entries, so each moves it by 1/D of its own change: "
+        "{line_sample_var} averages the D entries, so each moves it by 1/D of its own change: "
         "`dsq_xsm_j` = {a} / {D} = {b} for every j.",
         a=v.entry("dsample_var"),
         D=d_fact(v),
@@ -155,8 +155,8 @@ def _dx_sm(v: Vector) -> Question:
     labels = ("from normalized_x", "from sq_xsm")
     return question(
         "Before you look: which path contributes more (in size) to the first entry of `dx_sm`? "
-        "From `normalized_x` it gets `inv_sqrt_sve` × `dnormalized_x_0` = {s} × {dn}; from "
-        "`sq_xsm` it gets 2 × `x_sm_0` × `dsq_xsm_0` = 2 × {xsm} × {dsq}.",
+        "From `normalized_x` it gets {undo_dx_sm_via_normalized_x}, here {s} × {dn}; from "
+        "`sq_xsm` it gets {undo_dx_sm_via_sq_xsm}, here 2 × {xsm} × {dsq}.",
         labels,
         larger(
             labels,
@@ -168,7 +168,7 @@ def _dx_sm(v: Vector) -> Question:
         "From normalized_x: {s} × {dn} = {a}. From sq_xsm: 2 × {xsm} × {dsq} = {b}. The "
         "sq_xsm path only carries how the variance moves, and the mean hands each of the "
         "D = {D} squares just 1/D of that, so it is usually the smaller one unless x_0 sits far "
-        "from the mean. Their sum is `dx_sm_0` = {total}.",
+        "from the mean. Their sum is {undo_dx_sm}, `dx_sm_0` = {total}.",
         s=v.entry("inv_sqrt_sve"),
         dn=v.entry("dnormalized_x"),
         xsm=v.entry("x_sm"),

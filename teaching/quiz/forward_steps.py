@@ -40,7 +40,7 @@ def _x_sm(v: Vector) -> Question:
         "Before you look: what do the D entries of `x_sm` add up to?",
         SUMS,
         "zero",
-        "`x_sm` = x − `sample_mean`, so its sum is Σx − D · `sample_mean` = {sx} − {D} × {m}, "
+        "{line_x_sm}, so its sum is Σx − D · `sample_mean` = {sx} − {D} × {m}, "
         "which is 0 exactly: the mean is the one number that balances the entries. The computed "
         "sum, {sxsm}, is 0 up to rounding.",
         sx=Fact("np.sum(x)", float(np.sum(v.cache.x))),
@@ -198,7 +198,7 @@ def _gx(v: Vector) -> Question:
         "negative or zero?",
         SIGNS,
         sign("`gx_0`", gx.value, v.bound("gx")),
-        "`gx` = gamma ⊙ `normalized_x`, entry by entry: {g} × {n} = {gx}. The sign of a product "
+        "{line_gx}, entry by entry: {g} × {n} = {gx}. The sign of a product "
         "is the product of the signs, so a negative gamma flips its feature.",
         g=g,
         n=n,
@@ -212,7 +212,7 @@ def _out(v: Vector) -> Question:
         "Before you look: `gx_0` = {gx} and beta_0 = {b}. Is `out_0` positive, negative or zero?",
         SIGNS,
         sign("`out_0`", out.value, v.bound("out")),
-        "`out` = `gx` + beta: {gx} + {b} = {out}. beta only shifts each feature; it will get "
+        "{line_out}: {gx} + {b} = {out}. beta only shifts each feature; it will get "
         "a gradient of its own but changes no other gradient.",
         gx=gx,
         b=b,

@@ -12,12 +12,19 @@ from ln_core.agreement import forward_bounds, rounding_bounds
 from ln_core.backward import StagedGrads, backward
 from ln_core.forward import Cache, forward
 from ln_core.node_check import rounding_bound
+from ln_core.nodes import NODES, UNDO
 
 SIGNS = ("positive", "negative", "zero")
 SUMS = ("a positive number", "a negative number", "zero")
 # The answer where the inputs cannot decide between options (the word the lab's other
 # verdicts use for right and wrong coinciding: the audit's "cannot decide").
 UNDECIDED = "cannot decide"
+
+# The lesson's table, as a question quotes it: {line_sve} is `sve = sample_var + eps` and
+# {undo_dsve} is the NumPy line that gives dsve, so a changed line changes every question.
+TABLE = {f"line_{node.name}": f"`{node.text()}`" for node in NODES} | {
+    f"undo_{name}": f"`{name} = {text}`" for name, text in UNDO.items()
+}
 
 
 @dataclass(frozen=True)
@@ -93,8 +100,8 @@ class Vector:
         return getattr(self.cache, name) if hasattr(self.cache, name) else getattr(self.grads, name)
 
     def bound(self, name: str, index: int = 0) -> float:
-        """How far entry `index` of `name` (a gradient, or normalized_x, gx, out, sqrt_sve,
-        inv_sqrt_sve) may sit from its exact value: ln_core.agreement's and node_check's
+        """How far entry `index` of `name` (a gradient, or a node from sqrt_sve on) may sit
+        from its exact value: ln_core.agreement's and node_check's
         rounding bounds, which count the offset's rounding too."""
         dout = self.grads.dout
         if name in ("dgamma", "dbeta"):
@@ -141,10 +148,11 @@ def question(
     reasoning: str,
     **facts: Fact,
 ) -> Question:
-    """Fill the numbers into prompt and reasoning ({name} placeholders) and keep them.
+    """Fill the numbers into prompt and reasoning ({name} placeholders) and keep them, and the
+    table's lines ({line_<node>}, {undo_<gradient>}: see TABLE).
     answer: an option the question's structure decides, or the Decision of the numbers."""
     decision = answer if isinstance(answer, Decision) else Decision((answer,))
-    texts = {name: fact.text for name, fact in facts.items()}
+    texts = TABLE | {name: fact.text for name, fact in facts.items()}
     return Question(
         prompt.format(**texts),
         options,

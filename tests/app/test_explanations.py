@@ -17,6 +17,7 @@ import pytest
 
 import ln_core
 from ln_core.forward import NODE_NAMES
+from ln_core.nodes import UNDO
 from teaching.glossary import meaning
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, vector
@@ -78,6 +79,27 @@ def test_every_question_cites_numbers_computed_by_ln_core(preset, dtype, eps):
         assert_cites_ln_core(question, numbers)
     for make in PAGE_QUESTIONS.values():
         assert_cites_ln_core(make(asked), numbers)
+
+
+# The gradient each backward step asks about, where its reasoning rests on the line giving it.
+UNDONE = {
+    12: "dgx",
+    13: "dnormalized_x",
+    14: "dinv_sqrt_sve",
+    15: "dsqrt_sve",
+    16: "dsve",
+    17: "dsample_var",
+    19: "dx_sm",
+}
+
+
+def test_backward_questions_quote_the_lessons_table():
+    """A question's derivative is the table's line, not its own copy of it."""
+    asked = vector(*_vector_inputs("Random normal", "float64", 1e-5))
+    for number, gradient in UNDONE.items():
+        question = STEP_QUESTIONS[number](asked)
+        line = f"`{gradient} = {UNDO[gradient]}`"
+        assert line in question.prompt + question.explanation, (number, line)
 
 
 def test_there_is_a_question_for_each_of_the_twenty_steps():

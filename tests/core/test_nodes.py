@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import inspect
 import re
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,3 +71,31 @@ def test_backward_heads_each_stage_with_the_tables_line():
 def test_every_undo_rule_names_the_line_it_undoes():
     for node in NODES:
         assert node.rule.startswith(node.text()), node.name
+
+
+def _texts(value: object, key: str = ""):
+    """Every (key, string) in a parsed TOML value, however deep."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _texts(v, key)
+    elif isinstance(value, str):
+        yield key, value
+
+
+def test_the_audits_own_words_quote_the_tables_lines():
+    """A document's lines and formulas are its own (errata included); where the audit's words
+    name a forward line of the lab (doc004's "gx = gamma * normalized_x"), it is the table's."""
+    own = {"line", "latex", "formula"}
+    names = "|".join(NODE_NAMES)
+    written = re.compile(rf"(?<![\w\\])({names}) = ([^.,;:\n]+)")
+    expression = {node.name: node.expression for node in NODES}
+    quoted = []
+    for path in sorted(Path("ln_core/audit").glob("*.toml")):
+        for key, text in _texts(tomllib.loads(path.read_text())):
+            if key not in own:
+                quoted += [(path.name, m[1], m[2].strip()) for m in written.finditer(text)]
+    assert quoted, "the test reads the audit's words"
+    assert [q for q in quoted if q[2] != expression[q[1]]] == []

@@ -165,7 +165,7 @@ def test_the_exercise_leaves_every_gradient_blank_and_checks_each():
         assert f"\ncheck(undo_line_{line})" in f"\n{code}", line
     # No gradient formula of the lesson's backward pass is in the exercise.
     assert "np.sum(dout, axis=shared)" not in code
-    assert "-1.0 / sqrt_sve**2" not in code
+    assert "-1 / sqrt_sve**2" not in code
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)

@@ -19,6 +19,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from ln_core.forward import LINES
+from ln_core.node_check import NODE_UNITS
 from ln_core.nodes import NODE_NAMES, NODES, Node
 from teaching.glossary import meaning
 from ui.export.notebook_norm import Norm, Step, cells, fill
@@ -273,6 +274,7 @@ def _as_function(node: Node) -> str:
 # gx and out, the last two of every normalization here, are in EXERCISE_HELPERS).
 LAYERNORM_LINES = fill(
     LAYER_CELLS["exercise-lines"],
+    unit=_wrapped([f'"{node}": "{unit}"' for node, unit in NODE_UNITS.items()], 8),
     line="\n".join(_as_function(node) for node in NODES[:-2]),
     values=_wrapped([f'"{name}": {name}' for name in ("x", "gamma", "beta", *NODE_NAMES)], 12),
 )
@@ -297,7 +299,11 @@ LAYER = Norm(
         "gamma and beta are shared by every group",
     ),
     closed_form=LAYER_CELLS["closed-form"],
-    layer=LAYER_CELLS["layer"],
+    # The layer in one function: the table's lines up to normalized_x, then the affine two.
+    layer=fill(
+        LAYER_CELLS["layer"],
+        forward="\n    ".join(f"{node.name} = {node.numpy}" for node in NODES[:-2]),
+    ),
     jacobian=jacobian(
         "inv_sqrt_sve",
         "J = gamma_i * s * (1 if i == j else 0) - gamma_i * s * (1 + normalized_x_i * "

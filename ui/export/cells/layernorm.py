@@ -18,17 +18,14 @@ print(f"closed form against the staged pass: rel_error = {rel_error(dx_closed, d
 # %% layer
 def forward(x, gamma, beta):
     """The ten forward lines in one function (gamma or beta None: left out)."""
-    x_sm = x - np.mean(x, axis=axis, keepdims=True)
-    inv_sqrt_sve = 1 / np.sqrt(np.mean(x_sm ** 2, axis=axis, keepdims=True) + eps)
-    normalized_x = x_sm * inv_sqrt_sve
+    __FORWARD__
     gx = normalized_x if gamma is None else gamma * normalized_x
     return gx if beta is None else gx + beta
 
 
 # %% exercise-lines
 # Each node's natural size; its step is cbrt(machine eps) of it (the lab's rule, node_check.py).
-UNIT = {"x": "sqrt_sve", "sample_mean": "sqrt_sve", "x_sm": "sqrt_sve", "sq_xsm": "sve",
-        "sample_var": "sve", "sve": "sve", "sqrt_sve": "sqrt_sve", "inv_sqrt_sve": "inv_sqrt_sve"}
+UNIT = {__UNIT__}
 
 # The forward lines again, each as a function of the values before it.
 LINE = {
