@@ -19,25 +19,15 @@ from ln_core.audit import quantities as q
 from ln_core.audit.setting import Setting
 from ln_core.formula import Carries, Function, Symbol, Vocabulary
 from ln_core.formula.evaluate import U
+from ln_core.nodes import NODES
+from ln_core.staged import PARAMETERS
 
-# The staged backward's gradients in the order it computes them: a formula for one of them
-# may read only those before it (and never itself).
+# The staged backward's gradients in the order it computes them (the lesson's table undone, but
+# the parameters' dgamma and dbeta): a formula for one of them may read only those before it
+# (and never itself).
 BACKWARD_ORDER = (
     "dout",
-    "dgx",
-    "dnormalized_x",
-    "dx_sm_via_normalized_x",
-    "dinv_sqrt_sve",
-    "dsqrt_sve",
-    "dsve",
-    "dsample_var",
-    "dsq_xsm",
-    "dx_sm_via_sq_xsm",
-    "dx_sm",
-    "dx_via_x_sm",
-    "dsample_mean",
-    "dx_via_sample_mean",
-    "dx",
+    *(name for node in reversed(NODES) for name, _ in node.undo if name[1:] not in PARAMETERS),
 )
 
 _FORWARD = (
