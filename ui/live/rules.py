@@ -15,6 +15,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from ln_core.formula.tokens import MAX_CHARS
+
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 ROUNDS = 2  # Peer Instruction: vote, discuss, vote again
@@ -81,3 +83,21 @@ def check_option(option: int, options: list[str]) -> int:
     if not (isinstance(option, int) and 0 <= option < len(options)):
         raise Refused("That answer is not one of the question's choices.")
     return option
+
+
+def check_formula(text: str) -> str:
+    """A typed answer the class may keep: some text, at most the formula grammar's length."""
+    if not isinstance(text, str) or not text.strip():
+        raise Refused("Type your formula first.")
+    if "\x00" in text:
+        # PostgreSQL keeps no NUL in text, and no formula has one.
+        raise Refused("Your formula holds a NUL character (\\x00); type it again without it.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused("Your formula holds a broken character; type it again.") from None
+    if len(text) > MAX_CHARS:
+        raise Refused(
+            f"Your formula has {len(text):,} characters; the lab reads at most {MAX_CHARS:,}."
+        )
+    return text

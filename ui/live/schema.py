@@ -4,7 +4,8 @@ Times are seconds since the epoch (floats), so both databases store and compare 
 Columns added after a database was first created are nullable: the store adds what an older
 database lacks (store._add_missing_columns), so a class's file outlives an upgrade.
 One vote per browser per round is the database's own rule (`one_vote_per_round`), not only
-the app's: two replicas racing to record the same student's vote cannot both succeed.
+the app's: two replicas racing to record the same student's vote cannot both succeed; so is
+one typed formula per browser per round (`one_formula_per_round`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,34 @@ votes = Table(
     Column("option", Integer, nullable=False),
     Column("at", Float, nullable=False),
     UniqueConstraint("round_id", "browser", name="one_vote_per_round"),
+)
+
+# A question answered with a typed formula ("derive dx") is a question without options; this
+# is what judges its answers: the gradient asked for, the model, and the inputs (one vector,
+# JSON) every answer is judged on, the instructor's when it was asked.
+derivations = Table(
+    "lnlab_derivations",
+    metadata,
+    Column("question_id", Integer, ForeignKey("lnlab_questions.id"), primary_key=True),
+    Column("target", String(32), nullable=False),
+    Column("with_eps", Boolean, nullable=False),
+    Column("scalar_gamma", Boolean, nullable=False),
+    Column("inputs", Text, nullable=False),
+)
+
+# A student's typed formula and what the judge made of it. The text is the student's own and
+# hostile: it is shown to the instructor only when they open it, and to nobody else.
+formula_answers = Table(
+    "lnlab_formula_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("round_id", Integer, ForeignKey("lnlab_rounds.id"), nullable=False),
+    Column("browser", String(64), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("verdict", String(16), nullable=False),  # correct, wrong, cannot decide, unreadable
+    Column("mistake", Text, nullable=False),  # the slip the judge named; "" for none
+    Column("at", Float, nullable=False),
+    UniqueConstraint("round_id", "browser", name="one_formula_per_round"),
 )
 
 # Recent joins that failed and votes sent, per browser: what the rate limits count.

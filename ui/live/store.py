@@ -27,13 +27,14 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import (
     Connection,
     Engine,
     Row,
+    Table,
     create_engine,
     delete,
     event,
@@ -48,7 +49,17 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ui.live import rules
 from ui.live.rules import Limits, Refused
-from ui.live.schema import attempts, classes, members, metadata, questions, rounds, votes
+from ui.live.schema import (
+    attempts,
+    classes,
+    derivations,
+    formula_answers,
+    members,
+    metadata,
+    questions,
+    rounds,
+    votes,
+)
 
 _WRITE = "lnlab_write"
 MAX_CLASS = 2000  # students a class may expect
@@ -57,6 +68,9 @@ MAX_CLASS = 2000  # students a class may expect
 BUSY_MS = 800
 OPENING_MS = 60_000
 IDLE_TRANSACTION_S = 5
+
+
+ANSWERED = "You have already answered in this round: one formula per student per round."
 
 
 class StoreUnavailable(Exception):
@@ -81,8 +95,73 @@ class Asked:
 
 
 @dataclass(frozen=True)
+class Derivation:
+    """A question answered with a typed formula: the gradient `target` (a key of the derive
+    page's TARGETS), the model, and the one vector every answer is judged on."""
+
+    target: str
+    with_eps: bool
+    scalar_gamma: bool
+    x: tuple[float, ...]
+    gamma: tuple[float, ...]
+    beta: tuple[float, ...]
+    dout: tuple[float, ...]
+    eps: float
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the judge made of a typed formula: its verdict (one of VERDICTS) and the slip it
+    named ("" for none): the category a class's histogram counts."""
+
+    verdict: str
+    mistake: str = ""
+
+    @property
+    def label(self) -> str:
+        """The category in words: the slip's own name where the judge named one."""
+        if self.mistake:
+            return self.mistake
+        return {"wrong": "wrong, no slip the lab names", "unreadable": "could not be read"}.get(
+            self.verdict, self.verdict
+        )
+
+
+# round -> category -> answers; every round so far is there, empty or not.
+Histogram = dict[int, dict[Judged, int]]
+
+
+VERDICTS = ("correct", "wrong", "cannot decide", "unreadable")
+MAX_MISTAKE = 1000  # characters of a slip's name: the lab's own words, far shorter
+
+
+def categories(histogram: Histogram) -> list[Judged]:
+    """The categories a histogram has, in the order a room reads them: correct, the named
+    slips (the most common first), then wrong without a name, cannot decide, unreadable."""
+    totals: dict[Judged, int] = {}
+    for counts in histogram.values():
+        for judged, count in counts.items():
+            totals[judged] = totals.get(judged, 0) + count
+    rank = {verdict: i for i, verdict in enumerate(("correct", "", *VERDICTS[1:]))}
+    return sorted(
+        totals,
+        key=lambda j: (rank["" if j.mistake else j.verdict], -totals[j], j.mistake),
+    )
+
+
+@dataclass(frozen=True)
+class FormulaAnswer:
+    """One typed formula of a round, as the instructor opens it: the text exactly as typed."""
+
+    round: int
+    text: str
+    judged: Judged
+
+
+@dataclass(frozen=True)
 class Question:
-    """The class's latest question and where it stands."""
+    """The class's latest question and where it stands. A question without options is
+    answered with a typed formula (Store.ask_derivation)."""
 
     id: int
     asked: Asked
@@ -118,6 +197,8 @@ class Poll:
     glance: Glance
     my_votes: dict[int, int]  # round -> option
     counts: dict[int, tuple[int, ...]] | None = None  # the class's votes, once revealed
+    my_formulas: dict[int, FormulaAnswer] = field(default_factory=dict)  # round -> typed
+    histogram: Histogram | None = None  # the class's typed formulas, once revealed
 
 
 @dataclass(frozen=True)
@@ -129,6 +210,7 @@ class Status:
     counts: dict[int, tuple[int, ...]]  # round -> votes per option (shown only once revealed)
     expected: int | None = None  # the class size the instructor said, if they did
     capped: bool = False  # browsers beyond `expected` are refused
+    histogram: Histogram = field(default_factory=dict)  # a typed question's answers per round
 
 
 class Store:
@@ -260,30 +342,50 @@ class Store:
         if not 2 <= len(asked.options) <= 8 or not 0 <= asked.answer < len(asked.options):
             raise Refused("A question needs 2 to 8 choices and one of them as its answer.")
         with self._write() as conn:
-            class_id = self._own_class(conn, code, secret)
-            now = self.clock()
-            conn.execute(
-                sql_update(questions)
-                .where(questions.c.class_id == class_id)
-                .values(round_open=False)
+            return self._insert_question(conn, self._own_class(conn, code, secret), asked)
+
+    def _insert_question(self, conn: Connection, class_id: int, asked: Asked) -> int:
+        """The class's new question, its round 1 open; every earlier question closes."""
+        now = self.clock()
+        conn.execute(
+            sql_update(questions).where(questions.c.class_id == class_id).values(round_open=False)
+        )
+        question_id = conn.execute(
+            insert(questions)
+            .values(
+                class_id=class_id,
+                title=asked.title,
+                prompt=asked.prompt,
+                options=json.dumps(list(asked.options)),
+                answer=asked.answer,
+                explanation=asked.explanation,
+                asked_at=now,
+                current_round=1,
+                round_open=True,
+                revealed=False,
             )
-            question_id = conn.execute(
-                insert(questions)
-                .values(
-                    class_id=class_id,
-                    title=asked.title,
-                    prompt=asked.prompt,
-                    options=json.dumps(list(asked.options)),
-                    answer=asked.answer,
-                    explanation=asked.explanation,
-                    asked_at=now,
-                    current_round=1,
-                    round_open=True,
-                    revealed=False,
+            .returning(questions.c.id)
+        ).scalar_one()
+        conn.execute(insert(rounds).values(question_id=question_id, number=1, opened_at=now))
+        return question_id
+
+    def ask_derivation(
+        self, code: str, secret: str, title: str, prompt: str, derivation: Derivation
+    ) -> int:
+        """Ask for a typed formula (a question without options; its round 1 opens)."""
+        spec = {k: getattr(derivation, k) for k in ("x", "gamma", "beta", "dout", "eps")}
+        with self._write() as conn:
+            class_id = self._own_class(conn, code, secret)
+            question_id = self._insert_question(conn, class_id, Asked(title, prompt, (), 0, ""))
+            conn.execute(
+                insert(derivations).values(
+                    question_id=question_id,
+                    target=derivation.target,
+                    with_eps=derivation.with_eps,
+                    scalar_gamma=derivation.scalar_gamma,
+                    inputs=json.dumps(spec),
                 )
-                .returning(questions.c.id)
-            ).scalar_one()
-            conn.execute(insert(rounds).values(question_id=question_id, number=1, opened_at=now))
+            )
             return question_id
 
     def _current(self, conn: Connection, class_id: int, lock: bool = False) -> Question | None:
@@ -368,7 +470,8 @@ class Store:
             ).one()
             current = self._current(conn, class_id)
             counts = {} if current is None else self._counts(conn, current)
-            return Status(joined, current, counts, size.expected, bool(size.capped))
+            histogram = {} if current is None else self._histogram(conn, current)
+            return Status(joined, current, counts, size.expected, bool(size.capped), histogram)
 
     def _counts(self, conn: Connection, question: Question) -> dict[int, tuple[int, ...]]:
         rows = conn.execute(
@@ -381,6 +484,20 @@ class Store:
         for number, option, count in rows:
             counts[number][option] = count
         return {n: tuple(c) for n, c in counts.items()}
+
+    def _histogram(self, conn: Connection, question: Question) -> Histogram:
+        rows = conn.execute(
+            select(
+                rounds.c.number, formula_answers.c.verdict, formula_answers.c.mistake, func.count()
+            )
+            .join(formula_answers, formula_answers.c.round_id == rounds.c.id)
+            .where(rounds.c.question_id == question.id)
+            .group_by(rounds.c.number, formula_answers.c.verdict, formula_answers.c.mistake)
+        ).all()
+        histogram: Histogram = {n: {} for n in range(1, question.round + 1)}
+        for number, verdict, mistake, count in rows:
+            histogram[number][Judged(verdict, mistake)] = count
+        return histogram
 
     def results(self, code: str, secret: str) -> list[dict[str, object]]:
         """Every question asked, in order: its options and the votes per option per round."""
@@ -397,6 +514,9 @@ class Store:
                 question = Question(
                     row.id, asked, row.current_round, row.round_open, row.revealed, row.asked_at
                 )
+                if not options:
+                    out += _typed_rows(number, row, self._histogram(conn, question))
+                    continue
                 counts = self._counts(conn, question)
                 for index, option in enumerate(options):
                     out.append(
@@ -507,17 +627,43 @@ class Store:
                         )
                     ).all()
                 )
-            shown = glance.question is not None and glance.question.revealed
-            return Poll(glance, mine, self._counts(conn, glance.question) if shown else None)
+            question = glance.question
+            if question is None or question.asked.options:
+                shown = question is not None and question.revealed
+                return Poll(glance, mine, self._counts(conn, question) if shown else None)
+            typed = conn.execute(
+                select(rounds.c.number, formula_answers)
+                .join(formula_answers, formula_answers.c.round_id == rounds.c.id)
+                .where(rounds.c.question_id == question.id, formula_answers.c.browser == browser)
+            ).all()
+            my_formulas = {r.number: _formula_answer(r) for r in typed}
+            histogram = self._histogram(conn, question) if question.revealed else None
+            return Poll(glance, mine, None, my_formulas, histogram)
 
     def vote(self, code: str, browser: str, question_id: int, round_no: int, option: int) -> None:
         """Record one vote; returns only once it is committed (a student may rely on it)."""
+
+        def check(current: Question) -> None:
+            rules.check_option(option, list(current.asked.options))
+
+        self._record(votes, "vote", code, browser, (question_id, round_no), check,
+                     "You have already voted in this round.", option=option)  # fmt: skip
+
+    def _record(
+        self, table: Table, kind: str, code: str, browser: str, at: tuple[int, int],
+        check: Callable[[Question], None], already: str, **values: object,
+    ) -> None:  # fmt: skip
+        """One answer (`kind`: a vote or a typed formula) to round `at` (question id, round
+        number) in `table`, once the round and `check` allow it; a second from the browser is
+        refused with `already` (the database's own unique rule, so racing replicas cannot both
+        succeed). Returns only once it is committed."""
         rules.check_browser_id(browser)
+        question_id, round_no = at
         refusal = None
         with self._write() as conn:
-            conn.execute(insert(attempts).values(kind="vote", who=browser, at=self.clock()))
+            conn.execute(insert(attempts).values(kind=kind, who=browser, at=self.clock()))
             try:
-                self._check_vote(conn, code, browser, question_id, round_no, option)
+                check(self._open_round(conn, code, browser, question_id, round_no, kind))
                 with conn.begin_nested():
                     round_id = conn.execute(
                         select(rounds.c.id).where(
@@ -525,29 +671,26 @@ class Store:
                         )
                     ).scalar_one()
                     conn.execute(
-                        insert(votes).values(
-                            round_id=round_id, browser=browser, option=option, at=self.clock()
+                        insert(table).values(
+                            round_id=round_id, browser=browser, at=self.clock(), **values
                         )
                     )
             except Refused as err:
                 refusal = str(err)
             except IntegrityError:
-                refusal = "You have already voted in this round."
+                refusal = already
         if refusal:
             raise Refused(refusal)
 
-    def _check_vote(
-        self,
-        conn: Connection,
-        code: str,
-        browser: str,
-        question_id: int,
-        round_no: int,
-        option: int,
-    ) -> None:
+    def _open_round(
+        self, conn: Connection, code: str, browser: str, question_id: int, round_no: int,
+        kind: str,
+    ) -> Question:  # fmt: skip
+        """The question being answered, if a member of the class may answer its round now
+        (`kind`: a vote or a typed formula, each rate-limited alike); else Refused."""
         lim = self.limits
-        if self._recent(conn, "vote", browser, lim.votes_per_browser_s) > lim.votes_per_browser:
-            raise Refused("Too many votes from this browser; wait a few seconds.")
+        if self._recent(conn, kind, browser, lim.votes_per_browser_s) > lim.votes_per_browser:
+            raise Refused(f"Too many {kind}s from this browser; wait a few seconds.")
         row = conn.execute(
             select(classes.c.id, classes.c.ended_at).where(classes.c.code == code)
         ).first()
@@ -565,18 +708,55 @@ class Store:
             raise Refused("That question is not the one being asked now.")
         if current.round != round_no or not current.round_open:
             raise Refused("Voting for that round is closed.")
-        rules.check_option(option, list(current.asked.options))
-        already = conn.execute(
-            select(votes.c.id)
-            .join(rounds, votes.c.round_id == rounds.c.id)
-            .where(
-                rounds.c.question_id == question_id,
-                rounds.c.number == round_no,
-                votes.c.browser == browser,
-            )
-        ).first()
-        if already is not None:
-            raise Refused("You have already voted in this round.")
+        return current
+
+    # Typed formulas: the judge runs in the student's process between `derivation` (what to
+    # judge on) and `answer` (the verdict recorded), outside any transaction, so a slow
+    # formula holds no lock; `answer` checks again that the round is still open.
+
+    def derivation(self, code: str, question_id: int) -> Derivation:
+        """What the answers to a typed question are judged on."""
+        with self._read() as conn:
+            row = conn.execute(
+                select(derivations)
+                .join(questions, questions.c.id == derivations.c.question_id)
+                .join(classes, classes.c.id == questions.c.class_id)
+                .where(classes.c.code == code, derivations.c.question_id == question_id)
+            ).first()
+        if row is None:
+            raise Refused("That question is not one answered with a formula.")
+        spec = json.loads(row.inputs)
+        arrays = {k: tuple(float(v) for v in spec[k]) for k in ("x", "gamma", "beta", "dout")}
+        return Derivation(row.target, row.with_eps, row.scalar_gamma, **arrays, eps=spec["eps"])
+
+    def answer(
+        self, code: str, browser: str, question_id: int, round_no: int, text: str, judged: Judged
+    ) -> None:
+        """Record one typed formula and its judged category; returns once it is committed."""
+        rules.check_formula(text)
+        if judged.verdict not in VERDICTS or len(judged.mistake) > MAX_MISTAKE:
+            raise ValueError(f"not a judged category: {judged!r}")
+
+        def check(current: Question) -> None:
+            if current.asked.options:
+                raise Refused("That question is answered by choosing, not with a formula.")
+
+        category = {"verdict": judged.verdict, "mistake": judged.mistake}
+        self._record(formula_answers, "formula", code, browser, (question_id, round_no), check,
+                     ANSWERED, text=text, **category)  # fmt: skip
+
+    def answers(self, code: str, secret: str, question_id: int) -> list[FormulaAnswer]:
+        """The typed formulas of a question, for its instructor only, in the order given."""
+        with self._read() as conn:
+            class_id = self._own_class(conn, code, secret)
+            rows = conn.execute(
+                select(rounds.c.number, formula_answers)
+                .join(formula_answers, formula_answers.c.round_id == rounds.c.id)
+                .join(questions, questions.c.id == rounds.c.question_id)
+                .where(questions.c.class_id == class_id, questions.c.id == question_id)
+                .order_by(formula_answers.c.id)
+            ).all()
+        return [_formula_answer(r) for r in rows]
 
     # Retention.
 
@@ -591,12 +771,33 @@ class Store:
             old_questions = select(questions.c.id).where(questions.c.class_id.in_(old))
             old_rounds = select(rounds.c.id).where(rounds.c.question_id.in_(old_questions))
             conn.execute(delete(votes).where(votes.c.round_id.in_(old_rounds)))
+            conn.execute(delete(formula_answers).where(formula_answers.c.round_id.in_(old_rounds)))
+            conn.execute(delete(derivations).where(derivations.c.question_id.in_(old_questions)))
             conn.execute(delete(rounds).where(rounds.c.question_id.in_(old_questions)))
             conn.execute(delete(questions).where(questions.c.class_id.in_(old)))
             conn.execute(delete(members).where(members.c.class_id.in_(old)))
             longest = max(self.limits.joins_failed_per_browser_s, self.limits.votes_per_browser_s)
             conn.execute(delete(attempts).where(attempts.c.at < self.clock() - longest))
             return conn.execute(delete(classes).where(classes.c.ended_at < cutoff)).rowcount
+
+
+def _formula_answer(row: Row) -> FormulaAnswer:
+    return FormulaAnswer(row.number, row.text, Judged(row.verdict, row.mistake))
+
+
+def _typed_rows(number: int, row: Row, histogram: Histogram) -> list[dict[str, object]]:
+    """A typed question's lines of the results: one per category, its answers per round."""
+    return [
+        {
+            "question": number,
+            "title": row.title,
+            "prompt": row.prompt,
+            "option": judged.label,
+            "correct": judged.verdict == "correct",
+            **{f"round {n}": histogram[n].get(judged, 0) for n in sorted(histogram)},
+        }
+        for judged in categories(histogram)
+    ]
 
 
 @contextmanager
