@@ -4,9 +4,11 @@ The store (store, over schema; SQLite or PostgreSQL through SQLAlchemy Core) and
 (rules: join codes, secrets, limits); where the store is and the browser's cookies (connect);
 this browser's place in a class (membership); following the instructor (follow); the
 student's class bar (student); the Class page (teacher), with what can be asked (asking) and
-the reveal's chart and results file (tally).
+the reveal's chart and results file (tally); a typed formula asked of the class, judged by the
+derive page's judge, and the room's histogram of its mistakes (formulas).
 
-May import ln_core, teaching, ui.entry.errors, ui.server.compute, ui.session (the state and
+May import ln_core, teaching, ui.entry (errors, inputs), ui.export.download, ui.server.compute,
+ui.session (the state and
 the link a follower takes); never ui.draw nor pages/. Only app.py and
 pages/teach/ import it.
 """

@@ -5,7 +5,8 @@ rest of the page reruns only when the instructor's view changed (to catch up) or
 switches following.
 A student sees the question, their own vote and, once revealed, the answer and why, with the
 class's votes per option (the instructor's chart); never anything another student entered
-(there is no free text), nor the distribution before the reveal.
+(a typed formula is shown to its student and the instructor only: ui/live/formulas.py), nor
+the distribution before the reveal.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.live import connect, membership, tally, wake
+from ui.live import connect, formulas, membership, tally, wake
 from ui.live.rules import Refused
 from ui.live.store import Poll, Question, StoreUnavailable
 from ui.session import clicks
@@ -132,6 +133,9 @@ def _question(code: str, poll: Poll) -> None:
     mine = poll.my_votes.get(question.round)
     said = _said(question)
     st.markdown(f"**{asked.title}.** {asked.prompt}")
+    if not asked.options:
+        formulas.student(code, poll)
+        return
     if said:
         st.warning(said, icon=":material/block:")
     if question.revealed:

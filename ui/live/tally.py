@@ -71,11 +71,12 @@ def results_csv(rows: list[dict[str, object]]) -> str:
     writer = csv.DictWriter(out, fieldnames=columns, restval=0)
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _cell(v) for k, v in row.items()})
+        writer.writerow({k: cell(v) for k, v in row.items()})
     return out.getvalue()
 
 
-def _cell(value: object) -> object:
+def cell(value: object) -> object:
+    """A results file's cell as a spreadsheet shows it, never runs it."""
     # A spreadsheet runs a cell that starts with = + - @ as a formula; numbers stay numbers.
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
         return "'" + value

@@ -13,7 +13,7 @@ import time
 import streamlit as st
 
 from ui.export.download import download
-from ui.live import asking, connect, membership, tally
+from ui.live import asking, connect, formulas, membership, tally
 from ui.live.rules import ROUNDS, Refused
 from ui.live.store import MAX_CLASS, Asked, Question, Status, StoreUnavailable
 from ui.session import address, class_link, clicks
@@ -44,9 +44,14 @@ def _act(action: str, *args: int) -> None:
         if action == "ask":
             title = st.session_state.get("live_ask")
             maker = asking.choices().get(title)
-            if maker is None:
+            target = formulas.choices().get(title)
+            if target is not None:
+                prompt, derivation = formulas.derivation(target)
+                store.ask_derivation(me.code, me.secret, title, prompt, derivation)
+            elif maker is None:
                 raise Refused("Choose a question to ask first.")
-            store.ask(me.code, me.secret, asking.asked(title, maker))
+            else:
+                store.ask(me.code, me.secret, asking.asked(title, maker))
         elif action == "reveal":
             store.reveal(me.code, me.secret, *args)
         elif action == "again":
@@ -80,15 +85,18 @@ def page() -> None:
     if question is None:
         _joining(me)
     else:
+        typed = not question.asked.options  # a typed formula (ui/live/formulas.py)
         left, right = st.columns([3, 2], gap="medium")
         with left:
             _question(question.asked)
-            if question.revealed:
+            if typed:
+                formulas.instructor(me.code, me.secret)
+            elif question.revealed:
                 st.plotly_chart(tally.chart(question.asked, status.counts), key="live_chart",
                                 config={"displayModeBar": False})  # fmt: skip
         with right:
             _counts(me.code, me.secret)
-            if question.revealed:
+            if question.revealed and not typed:
                 asked = question.asked
                 # How the room moved first: the answer's explanation can run long in this
                 # column, and the projector's screen ends at 768 px.
@@ -172,7 +180,9 @@ def _counts(code: str, secret: str) -> None:
     row.metric("Students joined", f"{status.members}{expected}", width="content")
     question = status.question
     if question is not None:
-        answered = sum(status.counts.get(question.round, ()))
+        answered = sum(status.counts.get(question.round, ())) + sum(
+            status.histogram.get(question.round, {}).values()
+        )
         elapsed = int(time.time() - question.opened_at)
         row.metric(f"Answered, round {question.round}", f"{answered} of {status.members}",
                    width="content")  # fmt: skip
@@ -210,7 +220,7 @@ def _controls(status: Status | None) -> None:
     with row:
         if question is not None:
             _round_buttons(question)
-        options = list(asking.choices())
+        options = [*asking.choices(), *formulas.choices()]
         st.selectbox("Ask the class", options, key="live_ask", width=300)
         st.button(
             "Ask" if question is None else "Next question",
@@ -223,7 +233,8 @@ def _controls(status: Status | None) -> None:
 
 def _question(asked: Asked) -> None:
     st.markdown(f"#### {asked.title}\n\n{asked.prompt}")
-    st.markdown("\n".join(f"- {option}" for option in asked.options))
+    if asked.options:
+        st.markdown("\n".join(f"- {option}" for option in asked.options))
 
 
 def _round_buttons(question: Question) -> None:
