@@ -4,6 +4,9 @@ the texts, hostile texts kept exactly and refused where no database could keep t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import closing
+
 import pytest
 from sqlalchemy import insert, select
 
@@ -26,10 +29,9 @@ def browser(n: int) -> str:
 
 
 @pytest.fixture
-def store(store_url: str) -> Store:
-    opened = Store(store_url)
-    yield opened
-    opened.close()
+def store(store_url: str) -> Iterator[Store]:
+    with closing(Store(store_url)) as opened:
+        yield opened
 
 
 def a_derivation(store: Store, students: int = 4):

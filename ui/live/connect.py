@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import streamlit as st
 
@@ -29,6 +31,7 @@ BROWSER_COOKIE = "lnlab_browser"
 CLASS_COOKIE = "lnlab_class"  # the code of the class this browser joined
 TEACH_COOKIE = "lnlab_teach"  # "<code>.<secret>" in the instructor's browser only
 COOKIE_DAYS = 1
+T = TypeVar("T")
 
 
 def database_url() -> str:
@@ -80,6 +83,17 @@ UNAVAILABLE = (
 
 def unavailable(err: StoreUnavailable) -> str:
     return UNAVAILABLE.format(err, DB_ENV)
+
+
+def shown(read: Callable[[], T]) -> T | None:
+    """What `read` gets from the store, or None with what stopped it shown in its place."""
+    try:
+        return read()
+    except rules.Refused as err:
+        st.warning(str(err))
+    except StoreUnavailable as err:
+        st.error(unavailable(err))
+    return None
 
 
 def cookie(name: str) -> str:

@@ -17,6 +17,7 @@ import html
 import io
 import math
 import textwrap
+from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go
@@ -35,7 +36,6 @@ from ui.live.store import (
     FormulaAnswer,
     Histogram,
     Judged,
-    Poll,
     Question,
     StoreUnavailable,
     categories,
@@ -43,7 +43,6 @@ from ui.live.store import (
 from ui.server import compute
 from ui.session import clicks, state
 
-SAID = "live_formula_said"
 LIVE = "live_formula_live"  # the instructor shows the room's answers before the reveal
 REFRESH_S = 1.0
 LEFT_SIDES = {"dgamma": r"\mathrm{d}\gamma", "dbeta": r"\mathrm{d}\beta"}
@@ -112,43 +111,33 @@ def _reading(target: str, text: str) -> None:
     st.latex(f"{left} = {to_latex(tree, LAYERNORM)}")
 
 
-def _said(question: Question) -> str:
-    said = st.session_state.get(SAID)
-    if said is None or said[:2] != (question.id, question.round):
-        return ""
-    return said[2]
+def revealed(
+    code: str, question: Question, histogram: Histogram | None, mine: FormulaAnswer | None
+) -> None:
+    """Once revealed: the room's histogram and the student's own verdict."""
+    if histogram and any(histogram.values()):
+        st.plotly_chart(chart(histogram, height=260), key="live_formula_chart",
+                        config={"displayModeBar": False})  # fmt: skip
+    _verdict(code, question, mine)
 
 
-def student(code: str, poll: Poll) -> None:
-    """A student's typed question in the class bar: the box, how the lab reads it, Send; once
-    sent, their formula as read; once revealed, their verdict with the slip named and the
-    room's histogram."""
-    question = poll.glance.question
-    mine = poll.my_formulas.get(question.round)
-    said = _said(question)
-    if said:
-        st.warning(said, icon=":material/block:")
-    if question.revealed:
-        if poll.histogram and any(poll.histogram.values()):
-            st.plotly_chart(chart(poll.histogram, height=260), key="live_formula_chart",
-                            config={"displayModeBar": False})  # fmt: skip
-        _verdict(code, question, mine)
-        return
-    if mine is not None:
-        st.success("Your formula is in; your verdict comes when the instructor reveals it.")
-        _reading(_spec(code, question).target, mine.text)
-        return
-    if not question.round_open:
-        st.info("Answers are closed; wait for the instructor.")
-        return
-    if question.round > 1:
-        st.caption("Discuss with your neighbours, then send your formula again.")
+def sent(code: str, question: Question, mine: FormulaAnswer) -> None:
+    st.success("Your formula is in; your verdict comes when the instructor reveals it.")
+    _reading(_spec(code, question).target, mine.text)
+
+
+def box(code: str, question: Question, tell: Callable[[Question, str], None]) -> None:
+    """The box, how the lab reads what is typed (before it is sent), and Send; `tell` keeps
+    what this tab is told about its formula."""
     key = f"live_formula_{question.id}_{question.round}"
     st.text_input("Your formula", key=key, max_chars=MAX_CHARS + 1, placeholder="rstd * (…)")
     typed = st.session_state.get(key) or ""
     if typed.strip():
-        _reading(_spec(code, question).target, typed[: MAX_CHARS + 1])
-    send = clicks.once(f"live_send_{question.id}_{question.round}", _send, code, question, key)
+        _reading(_spec(code, question).target, typed)
+    # The bar's timer can deliver this click twice (ui/session/clicks.py); the run of the first
+    # delivery draws no Send button, so the second finds this drawing already acted on.
+    send = clicks.once(f"live_send_{question.id}_{question.round}", _send, code, question, key,
+                       tell)  # fmt: skip
     st.button("Send", **send, type="primary", disabled=not typed.strip())
 
 
@@ -156,7 +145,7 @@ def _spec(code: str, question: Question) -> Derivation:
     return connect.store().derivation(code, question.id)
 
 
-def _send(code: str, question: Question, key: str) -> None:
+def _send(code: str, question: Question, key: str, tell: Callable[[Question, str], None]) -> None:
     text = st.session_state.get(key) or ""
     said = ""
     try:
@@ -168,7 +157,7 @@ def _send(code: str, question: Question, key: str) -> None:
         said = f"Your formula was not sent: {err}"
     except StoreUnavailable as err:
         said = f"Your formula was not counted. {connect.unavailable(err)}"
-    st.session_state[SAID] = (question.id, question.round, said) if said else None
+    tell(question, said)
 
 
 def _verdict(code: str, question: Question, mine: FormulaAnswer | None) -> None:
@@ -288,14 +277,8 @@ def answers_csv(answers: list[FormulaAnswer]) -> str:
 def instructor(code: str, secret: str) -> None:
     """The Class page's typed question: once revealed (or live, if the instructor turns it
     on), the room's histogram and its most common slip; the texts only when opened."""
-    try:
-        store = connect.store()
-        status = store.status(code, secret)
-    except Refused as err:
-        st.warning(str(err))
-        return
-    except StoreUnavailable as err:
-        st.error(connect.unavailable(err))
+    status = connect.shown(lambda: connect.store().status(code, secret))
+    if status is None:
         return
     question, histogram = status.question, status.histogram
     if question is None or question.asked.options:
@@ -313,7 +296,9 @@ def instructor(code: str, secret: str) -> None:
     opened = st.toggle("Open the typed formulas (not for the projector)",
                        key=f"live_formula_open_{question.id}")  # fmt: skip
     if opened:
-        answers = store.answers(code, secret, question.id)
+        answers = connect.shown(lambda: connect.store().answers(code, secret, question.id))
+        if answers is None:
+            return
         # A table shows each text as typed: no Markdown, HTML or LaTeX is read in a cell.
         st.dataframe(
             {

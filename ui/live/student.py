@@ -130,36 +130,34 @@ def _question(code: str, poll: Poll) -> None:
         st.session_state[SAID] = None
         return
     asked = question.asked
+    typed = not asked.options  # a formula to type (ui/live/formulas.py), not a choice
     mine = poll.my_votes.get(question.round)
+    sent = poll.my_formulas.get(question.round)
     said = _said(question)
     st.markdown(f"**{asked.title}.** {asked.prompt}")
-    if not asked.options:
-        formulas.student(code, poll)
-        return
     if said:
         st.warning(said, icon=":material/block:")
     if question.revealed:
-        if poll.counts:
-            st.plotly_chart(tally.chart(asked, poll.counts, height=240), key="live_class_chart",
-                            config={"displayModeBar": False})  # fmt: skip
-        answer = asked.options[asked.answer]
-        if mine is None:
-            st.info(f"The answer: {answer}. {asked.explanation}")
-        elif mine == asked.answer:
-            st.success(f"Right: {answer}. {asked.explanation}")
+        if typed:
+            formulas.revealed(code, question, poll.histogram, sent)
         else:
-            st.error(
-                f"You chose {asked.options[mine]}; the answer is {answer}. {asked.explanation}"
-            )
+            _revealed(question, poll, mine)
+        return
+    if sent is not None:
+        formulas.sent(code, question, sent)
         return
     if mine is not None:
         st.success(f"Your vote is counted: {asked.options[mine]}. Wait for the instructor.")
         return
     if not question.round_open:
-        st.info("Voting is closed; wait for the instructor.")
+        st.info(f"{'Answers are' if typed else 'Voting is'} closed; wait for the instructor.")
         return
     if question.round > 1:
-        st.caption("Discuss with your neighbours, then vote again.")
+        again = "send your formula again" if typed else "vote again"
+        st.caption(f"Discuss with your neighbours, then {again}.")
+    if typed:
+        formulas.box(code, question, _tell)
+        return
     key = f"live_choice_{question.id}_{question.round}"
     drawn = st.session_state.setdefault(DRAWN, set())
     choice = st.radio("Your answer", asked.options, index=None, key=key, horizontal=True)
@@ -173,6 +171,25 @@ def _question(code: str, poll: Poll) -> None:
     vote = clicks.once(f"live_vote_{question.id}_{question.round}", _vote, code, question.id,
                        question.round, asked.options, key)  # fmt: skip
     st.button("Vote", **vote, type="primary", disabled=choice is None)
+
+
+def _revealed(question: Question, poll: Poll, mine: int | None) -> None:
+    asked = question.asked
+    if poll.counts:
+        st.plotly_chart(tally.chart(asked, poll.counts, height=240), key="live_class_chart",
+                        config={"displayModeBar": False})  # fmt: skip
+    answer = asked.options[asked.answer]
+    if mine is None:
+        st.info(f"The answer: {answer}. {asked.explanation}")
+    elif mine == asked.answer:
+        st.success(f"Right: {answer}. {asked.explanation}")
+    else:
+        st.error(f"You chose {asked.options[mine]}; the answer is {answer}. {asked.explanation}")
+
+
+def _tell(question: Question, text: str) -> None:
+    """Keep what this tab was told about its own answer to the question's current round."""
+    st.session_state[SAID] = Said(question.id, question.round, text) if text else None
 
 
 def _vote(code: str, question_id: int, round_no: int, options: tuple[str, ...], key: str) -> None:

@@ -165,15 +165,15 @@ def _welcome(me: membership.Membership | None) -> None:
 # can deliver a click twice, so the buttons live outside it (ui/session/clicks.py).
 @st.fragment(run_every=REFRESH_S)
 def _counts(code: str, secret: str) -> None:
-    try:
-        status = connect.store().status(code, secret)
-        results = tally.results_csv(connect.store().results(code, secret))
-    except Refused as err:
-        st.warning(str(err))
+    found = connect.shown(
+        lambda: (
+            connect.store().status(code, secret),
+            tally.results_csv(connect.store().results(code, secret)),
+        )
+    )
+    if found is None:
         return
-    except StoreUnavailable as err:
-        st.error(connect.unavailable(err))
-        return
+    status, results = found
     box = st.container(border=True)
     row = box.container(horizontal=True, gap="medium")
     expected = f" of {status.expected}" if status.expected else ""
