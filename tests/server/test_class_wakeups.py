@@ -3,7 +3,9 @@
 Over Streamlit's websocket protocol, as a browser would speak it: the instructor's Next reaches
 a following student as a run the student's tab did not ask for (the Stepper's fragment alone),
 a student exploring on their own is left where they are, and a question reaches everyone's
-class bar. One process and a SQLite store in the test's folder.
+class bar; the instructor's publishing timer, carrying the Stepper's slider as the browser last
+drew it, does not send the class back a step. One process and a SQLite store in the test's
+folder.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from bench.bench_class import CODE, teacher_click
 from bench.local_server import LocalServer
 from bench.ws_client import RunResult, Session, run_blocking, widget_state
+from ui.live.store import Store
 
 STEP = re.compile(r"(?:^|&)step=(\d+)")
 SIDEBAR_WIDGET = "Random seed"
@@ -24,13 +27,14 @@ async def _woken(session: Session, within: float) -> RunResult | None:
     return await session.wait_run(within=within)
 
 
-async def _class(port: int) -> None:
+async def _class(port: int, store: Store) -> None:
     teacher = Session(port)
     await teacher.connect()
     await teacher.rerun("class", query_string="")
     started = await teacher_click(teacher, "Start a class")
     found = next(CODE.search(t) for t in started.texts if CODE.search(t))
     code = found.group(1) + found.group(2)
+    teacher.auto_reruns.clear()  # the Class page's timer stops with the page, as in a browser
     await teacher.rerun("stepper", query_string="")
     follower, explorer = Session(port), Session(port)
     for student in (follower, explorer):
@@ -43,7 +47,18 @@ async def _class(port: int) -> None:
     stopped = await explorer.rerun(fragment_id=bar, widget_states=[stop])
     assert any("exploring on your own" in t for t in stopped.texts)
 
+    slider = teacher.widgets["Step"]  # at step 1, as the instructor's browser drew it
     await teacher_click(teacher, "Next")
+    published = store.glance(code).follow
+    # A browser sends every widget's value with every run: the sidebar's 1 s timer, sent
+    # before the browser showed Next's run, carries the slider at step 1. It is not a move.
+    timer = next(f for f, every in teacher.auto_reruns.items() if every == 1.0)
+    ticked = await teacher.rerun(fragment_id=timer, widget_states=[widget_state(slider, 1)])
+    assert any("students follow this view" in t for t in ticked.texts)
+    assert store.glance(code).follow == published, "the timer sent the class back a step"
+    again = await teacher.rerun(fragment_id=timer)
+    assert store.glance(code).follow == published and "step=2" in published.query
+    assert any("students follow this view" in t for t in again.texts)
     woken = await _woken(follower, WAIT_S)
     assert woken is not None, "the following student's lab was not moved"
     assert STEP.search(woken.query_string).group(1) == "2"
@@ -62,4 +77,4 @@ async def _class(port: int) -> None:
 def test_the_server_moves_following_students_and_shows_everyone_the_question(tmp_path):
     url = f"sqlite:///{tmp_path / 'classes.sqlite3'}"
     with LocalServer(launcher=True, env={"LNLAB_CLASS_DB": url}) as server:
-        run_blocking(_class(server.port))
+        run_blocking(_class(server.port, Store(url)))

@@ -166,7 +166,7 @@ def test_reach_5_the_run_context() -> None:
         "(suppress_warning: 'bool' = False) -> 'ScriptRunContext | None'"
     )
     names = {f.name for f in fields(ScriptRunContext)}
-    assert {"session_id", "query_string", "context_info"} <= names
+    assert {"session_id", "query_string", "context_info", "fragment_ids_this_run"} <= names
     assert isinstance(ScriptRunContext.page_script_hash, property)
 
 

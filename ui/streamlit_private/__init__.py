@@ -37,12 +37,15 @@ The behaviour behind each is tested where it is used (the tests named below).
    ("Trigger a script re-run from another thread", open). Tested:
    tests/server/test_class_wakeups.py, tests/live/test_wake.py.
 5. get_script_run_ctx (streamlit.runtime.scriptrunner) and its session_id, page_script_hash,
-   query_string and context_info, used by ui.live.wake. Why: a run's session id and the
-   ClientState that reruns its page have no public accessor (st.context has neither).
-   Upstream: none found. Tested: tests/server/test_class_wakeups.py.
+   query_string and context_info, used by ui.live.wake, and its fragment_ids_this_run, used
+   by ui.session.state. Why: a run's session id and the ClientState that reruns its page have
+   no public accessor (st.context has neither), nor has the set of fragments a run reruns
+   (a widget's old value sent with another fragment's run is told apart by it). Upstream:
+   none found. Tested: tests/server/test_class_wakeups.py.
 6. ThreadState.get().fragment_id (streamlit.runtime.scriptrunner_utils.script_run_context),
-   used by ui.live.wake. Why: the id of the fragment running now, which a wake-up names to
-   rerun that fragment alone; st.fragment does not expose it. Upstream: none found. Tested:
+   used by ui.live.wake and ui.session.state. Why: the id of the fragment running now, which a
+   wake-up names to rerun that fragment alone, and in which a bound widget is drawn;
+   st.fragment does not expose it. Upstream: none found. Tested:
    tests/server/test_class_wakeups.py.
 7. dataframe_util.convert_anything_to_arrow_bytes (streamlit.dataframe_util), called by
    ui.server.warmup. Why: it rehearses, before any session runs, the Arrow conversion
