@@ -379,3 +379,36 @@ def test_ending_the_class_asks_first(db, lab):
     lab.run()
     assert lab.state["live"] is None
     assert Store(db).glance(me.code).ended
+
+
+def test_voting_closed_by_the_instructor_refuses_later_votes_under_the_question(db, lab, open_link):
+    me = _instructor(lab)
+    early, late = open_link({"join": me.code}), open_link({"join": me.code})
+    lab.click("Ask")
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    options = question.asked.options
+    _vote(early, question, options[0])
+    late.run()
+    late.at.radio(key=f"live_choice_{question.id}_1").set_value(options[1])
+    late.run()
+    lab.run().click("Close in 30 s")  # a countdown first: votes are still taken
+    assert "Closes in" in lab.metrics()
+    late.run()
+    assert "The instructor closes answers in" in _texts(late)
+    assert store.status(me.code, me.secret).question.round_open
+    store.close_voting(me.code, me.secret, question.id, 1)  # as the countdown running out
+    late.at.button(key=f"live_vote_{question.id}_1").click()
+    late.run()
+    said = _warnings_in_bar(late)
+    assert f"Your click on Vote ({options[1]}) was refused: The instructor closed voting" in said
+    assert "Voting is closed; wait for the instructor." in _texts(late)
+    lab.run()
+    assert lab.metrics()["Voting"] == "closed"
+    assert "Close now" not in [b.label for b in lab.at.button]
+    lab.click("Reveal")
+    counts = store.status(me.code, me.secret).counts[1]
+    assert counts[0] == 1 and sum(counts) == 1
+    rows = store.results(me.code, me.secret)
+    assert sum(r["round 1"] for r in rows) == 1  # the file counts what was accepted
+    store.close()

@@ -131,6 +131,40 @@ def test_votes_after_a_reveal_or_on_an_old_question_are_refused(store):
     store.vote(started.code, browser(0), newer, 1, 0)
 
 
+def test_voting_closed_now_or_by_a_countdown_refuses_later_votes_and_counts_only_accepted(
+    store, clock
+):
+    started, qid = a_class(store, 4)
+    code, secret = started.code, started.secret
+    store.vote(code, browser(0), qid, 1, 1)
+    store.close_voting(code, secret, qid, 1, after_s=30)
+    store.vote(code, browser(1), qid, 1, 1)  # within the countdown: taken
+    question = store.glance(code).question
+    assert question.round_open and question.closes_at == clock.now + 30
+    clock.now += 30
+    assert not store.glance(code).question.round_open  # the students' bars see it closed
+    with pytest.raises(Refused, match="The instructor closed voting for this round"):
+        store.vote(code, browser(2), qid, 1, 0)
+    with pytest.raises(Refused, match="already closed"):
+        store.close_voting(code, secret, qid, 1)
+    store.reveal(code, secret, qid, 1)
+    assert store.status(code, secret).counts == {1: (0, 2, 0)}
+    store.vote_again(code, secret, qid, 1)  # a new round is open, without a countdown
+    assert store.glance(code).question.round_open
+    store.vote(code, browser(2), qid, 2, 0)
+    store.close_voting(code, secret, qid, 2)  # now
+    with pytest.raises(Refused, match="closed voting"):
+        store.vote(code, browser(3), qid, 2, 1)
+    assert not store.status(code, secret).question.revealed  # closed, not revealed
+    assert store.status(code, secret).counts == {1: (0, 2, 0), 2: (1, 0, 0)}
+    rows = store.results(code, secret)
+    assert [(r["round 1"], r["round 2"]) for r in rows] == [(0, 1), (2, 0), (0, 0)]
+    with pytest.raises(Refused, match="countdown runs"):
+        store.close_voting(code, secret, qid, 2, after_s=-1)
+    with pytest.raises(Refused):  # only the instructor's secret closes a round
+        store.close_voting(code, "not-the-secret", qid, 2)
+
+
 def test_only_the_instructors_secret_steers_the_class(store):
     started, qid = a_class(store)
     code = started.code

@@ -20,6 +20,7 @@ from ln_core.formula.tokens import MAX_CHARS
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 ROUNDS = 2  # Peer Instruction: vote, discuss, vote again
+MAX_COUNTDOWN_S = 600.0  # the longest countdown to the close of voting
 _BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 

@@ -76,6 +76,7 @@ rounds = Table(
     Column("question_id", Integer, ForeignKey("lnlab_questions.id"), nullable=False),
     Column("number", Integer, nullable=False),
     Column("opened_at", Float, nullable=False),
+    Column("closes_at", Float),  # the instructor closed voting, or set a countdown to this
     UniqueConstraint("question_id", "number", name="one_round_number"),
 )
 

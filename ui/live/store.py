@@ -166,9 +166,10 @@ class Question:
     id: int
     asked: Asked
     round: int  # the current round, 1 or 2
-    round_open: bool
+    round_open: bool  # votes are taken now (False once a countdown has run out)
     revealed: bool
     opened_at: float  # when the current round opened
+    closes_at: float | None = None  # when voting closes (closed) by the instructor's word
 
 
 @dataclass(frozen=True)
@@ -390,7 +391,7 @@ class Store:
 
     def _current(self, conn: Connection, class_id: int, lock: bool = False) -> Question | None:
         query = (
-            select(questions, rounds.c.opened_at)
+            select(questions, rounds.c.opened_at, rounds.c.closes_at)
             .join(
                 rounds,
                 (rounds.c.question_id == questions.c.id)
@@ -407,9 +408,11 @@ class Store:
         asked = Asked(
             row.title, row.prompt, tuple(json.loads(row.options)), row.answer, row.explanation
         )
-        return Question(
-            row.id, asked, row.current_round, row.round_open, row.revealed, row.opened_at
-        )
+        # A round whose countdown ran out is closed for everyone alike: the votes, the
+        # students' bars (woken by the change, ui/live/wake.py) and the instructor's counts.
+        still = row.closes_at is None or self.clock() < row.closes_at
+        return Question(row.id, asked, row.current_round, row.round_open and still,
+                        row.revealed, row.opened_at, row.closes_at)  # fmt: skip
 
     def _move(
         self, conn: Connection, code: str, secret: str, question_id: int, round_no: int,
@@ -425,6 +428,27 @@ class Store:
         """Close the round and show the answers."""
         with self._write() as conn:
             self._move(conn, code, secret, question_id, round_no, round_open=False, revealed=True)
+
+    def close_voting(
+        self, code: str, secret: str, question_id: int, round_no: int, after_s: float = 0.0
+    ) -> None:
+        """Close the round's voting now, or after a countdown of `after_s` s, without revealing:
+        votes that come later are refused."""
+        if not 0 <= after_s <= rules.MAX_COUNTDOWN_S:
+            raise Refused(f"A countdown runs 0 to {rules.MAX_COUNTDOWN_S:g} s.")
+        with self._write() as conn:
+            current = self._current(conn, self._own_class(conn, code, secret), lock=True)
+            if current is None or (current.id, current.round) != (question_id, round_no):
+                raise Refused(
+                    "The class has moved on from that question or round; nothing changed."
+                )
+            if not current.round_open:
+                raise Refused("Voting for that round is already closed.")
+            conn.execute(
+                sql_update(rounds)
+                .where(rounds.c.question_id == question_id, rounds.c.number == round_no)
+                .values(closes_at=self.clock() + after_s)
+            )
 
     def vote_again(self, code: str, secret: str, question_id: int, round_no: int) -> None:
         """Close round `round_no` and open the next, with the answer hidden again."""
@@ -707,6 +731,8 @@ class Store:
         if current is None or current.id != question_id:
             raise Refused("That question is not the one being asked now.")
         if current.round != round_no or not current.round_open:
+            if current.round == round_no and current.closes_at is not None:
+                raise Refused("The instructor closed voting for this round.")
             raise Refused("Voting for that round is closed.")
         return current
 

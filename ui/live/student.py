@@ -11,6 +11,7 @@ the distribution before the reveal.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import streamlit as st
@@ -152,6 +153,10 @@ def _question(code: str, poll: Poll) -> None:
     if not question.round_open:
         st.info(f"{'Answers are' if typed else 'Voting is'} closed; wait for the instructor.")
         return
+    if question.closes_at is not None:
+        # As it stands when drawn; when it runs out, the bar is woken to say answers closed.
+        left = max(1, round(question.closes_at - time.time()))
+        st.caption(f"The instructor closes answers in {left} s: answer before then.")
     if question.round > 1:
         again = "send your formula again" if typed else "vote again"
         st.caption(f"Discuss with your neighbours, then {again}.")

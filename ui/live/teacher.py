@@ -1,4 +1,5 @@
-"""The Class page: start a class, show how to join, ask, count, reveal, vote again, end.
+"""The Class page: start a class, show how to join, ask, count, close voting (now or after a
+countdown), reveal, vote again, end.
 
 Only this browser holds the class's secret (in its session and a cookie), and every action
 here sends it; the store refuses any action without it. While a round is open the page shows
@@ -19,6 +20,7 @@ from ui.live.store import MAX_CLASS, Asked, Question, Status, StoreUnavailable
 from ui.session import address, class_link, clicks
 
 REFRESH_S = 1.0
+COUNTDOWNS = {0: "Close now", 30: "Close in 30 s", 60: "Close in 60 s"}  # s -> button
 
 
 def join_link(code: str, where: address.Address) -> str:
@@ -52,6 +54,8 @@ def _act(action: str, *args: int) -> None:
                 raise Refused("Choose a question to ask first.")
             else:
                 store.ask(me.code, me.secret, asking.asked(title, maker))
+        elif action == "close":
+            store.close_voting(me.code, me.secret, *args)
         elif action == "reveal":
             store.reveal(me.code, me.secret, *args)
         elif action == "again":
@@ -183,10 +187,9 @@ def _counts(code: str, secret: str) -> None:
         answered = sum(status.counts.get(question.round, ())) + sum(
             status.histogram.get(question.round, {}).values()
         )
-        elapsed = int(time.time() - question.opened_at)
         row.metric(f"Answered, round {question.round}", f"{answered} of {status.members}",
                    width="content")  # fmt: skip
-        row.metric("Time", f"{elapsed // 60}:{elapsed % 60:02d}", width="content")
+        row.metric(*_clock(question), width="content")
     if status.expected and status.members > status.expected:
         box.warning(
             f"{status.members} browsers joined, {status.expected} students expected: someone may "
@@ -199,6 +202,21 @@ def _counts(code: str, secret: str) -> None:
     # refreshes still finds it.
     download(box, "Download the results (CSV)", results,
              f"class_{code}_results.csv", "text/csv", "download")  # fmt: skip
+
+
+def _clock(question: Question) -> tuple[str, str]:
+    """The round's clock: the time since it opened, the countdown to its close, or closed."""
+    now = time.time()
+    if question.closes_at is not None and not question.revealed:
+        if not question.round_open:
+            return "Voting", "closed"
+        return "Closes in", _minutes(question.closes_at - now)
+    return "Time", _minutes(now - question.opened_at)
+
+
+def _minutes(seconds: float) -> str:
+    whole = max(0, int(seconds + 0.5))
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def _size_controls(status: Status | None) -> None:
@@ -240,6 +258,12 @@ def _question(asked: Asked) -> None:
 def _round_buttons(question: Question) -> None:
     """The current round's buttons: Reveal while it is hidden, Vote again while a round is left."""
     round_id = (question.id, question.round)
+    if question.round_open and question.closes_at is None:
+        with st.popover("Close voting", icon=":material/timer_off:"):
+            st.caption("Votes after the close are refused; the answer stays hidden.")
+            for after_s, label in COUNTDOWNS.items():
+                st.button(label, **clicks.once(f"live_close_{after_s}", _act, "close",
+                                               *round_id, after_s))  # fmt: skip
     if not question.revealed:
         st.button(
             "Reveal",
