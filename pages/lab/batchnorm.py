@@ -83,7 +83,7 @@ def normalized() -> None:
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
         batch = state.inputs().rows()
-        st.caption(f"{NORMS[norm]}. Each box of x (vectors x D) is one group it averages.")
+        st.caption(f"{NORMS[norm]}.")
         fig = heatmap(
             batch.x,
             "x, boxed by group",
@@ -94,10 +94,7 @@ def normalized() -> None:
         )
         with st.container(key="main_figure"):
             st.plotly_chart(fig, width="stretch")
-        st.caption(
-            "Read: red entries are positive, blue negative; each black box is one group whose "
-            "mean and variance are taken (rows for LayerNorm and RMSNorm, columns for BatchNorm)."
-        )
+        st.caption("Read: red is positive, blue negative; each black box is one group averaged.")
 
         if norm == "rms":
             cache, grads = compute.rms(batch)

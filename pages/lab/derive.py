@@ -29,8 +29,8 @@ def _use(target: str, formula: str) -> None:
 
 opening(
     "Check your derivation",
-    "Derived a gradient on paper? Type it here: the lab shows how it reads it and judges it, "
-    "with the simplest input that breaks it if it is wrong.",
+    "Derived a gradient on paper? Type it: the lab judges it, and shows the simplest input "
+    "that breaks a wrong one.",
 )
 with st.expander("How your formula is judged"):
     st.markdown(
@@ -69,9 +69,7 @@ with stops_on_error():
     if not s["derive_formula"].strip():
         # Nothing typed yet: no verdict, not even "empty", until the student writes something.
         st.info(
-            "Type the right-hand side of your formula above (for dx: the formula after dx =), "
-            "or load one of the three examples: a document's line, a right compact form, a "
-            "broken one.",
+            f"Type what follows `{s['derive_target']} =` above, or load an example.",
             icon=":material/edit:",
         )
         st.stop()

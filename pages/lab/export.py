@@ -16,7 +16,7 @@ from ui.session import affine_control, class_link, share, state
 
 opening(
     "Export and share",
-    "A link that opens this exact view in any browser, and the example to take away as a file.",
+    "A link to this exact view, and the example as a file.",
 )
 
 st.header("Link to this view")

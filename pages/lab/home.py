@@ -13,16 +13,14 @@ PER_ROW = 5
 
 opening(
     "LayerNorm Lab",
-    "LayerNorm rescales each vector to mean 0 and variance 1, then scales by `gamma` and "
-    "shifts by `beta`. Here its backward pass comes apart into **ten small nodes**, each "
-    "gradient checked numerically.",
+    "LayerNorm's backward pass, taken apart into **ten small nodes**, each gradient checked "
+    "numerically.",
 )
 with st.container(key="main_figure"):
     st.latex(
         r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,"
         r"\qquad \mu = \tfrac{1}{D}\sum_j x_j,\quad \sigma^2 = \tfrac{1}{D}\sum_j (x_j - \mu)^2"
     )
-    st.markdown("**The pages, in order** (hover one for what it teaches):")
     path = guide.visible_path()
     for start in range(0, len(path), PER_ROW):
         row = path[start : start + PER_ROW]
@@ -41,12 +39,13 @@ This lab takes the formula apart into ten small nodes, walks through them forwar
 back, and checks every gradient against a numerical one, so you never have to take a
 formula on trust.
 
-The sidebar's inputs (preset, shape, seed, `eps`, dtype) are shared by every page. Each
-page ends with what to try, a question to predict before the app answers it with its own
-numbers, and a link to the next page.
+The pages go in order (hover a link for what it teaches). The sidebar's inputs (preset,
+shape, seed, `eps`, dtype) are shared by every page. LayerNorm rescales each vector to mean 0
+and variance 1, then scales by `gamma` and shifts by `beta`. Each page ends with what to try, a
+question to predict before the app answers it with its own numbers, and a link to the next
+page.
 """
     )
-glossary_expander(title="The ten nodes and the other names, in plain words")
-
-with st.expander("Classroom presets: each demonstrates one behaviour"):
+    st.markdown("**The presets**, each showing one behaviour:")
     st.markdown("\n".join(f"- **{p.name}**: {p.description}" for p in PRESETS.values()))
+glossary_expander(title="The ten nodes in plain words")

@@ -19,8 +19,7 @@ from ui.session.fields import whole_field
 s = st.session_state
 opening(
     "Inputs",
-    "Every page computes from these numbers. Edit a cell: one that does not read as a number "
-    "is reported, and the last valid numbers stay in use.",
+    "Every page computes from these numbers: edit a cell to change them.",
 )
 edits_bar()
 

@@ -35,7 +35,9 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
     share.write_link()
     with stops_on_error():
         show_parts = st.toggle(
-            "Show the three paths (direct, through the mean, through the variance)",
+            "Show the three paths",
+            help="J split into the path straight from x_j, the one through the mean and the "
+            "one through the variance.",
             **state.bound("jacobian_paths"),
         )
         if show_parts:
@@ -58,10 +60,7 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
             )
         else:
             draw_matrix(jacobian, "J = dy/dx", height=280)
-            st.caption(
-                "Read: red, output y_i rises as input x_j rises; blue, it falls; white, no effect "
-                "(only ever by chance)."
-            )
+            st.caption("Read: red, output y_i rises as input x_j rises; blue, it falls.")
 
 
 @st.fragment
@@ -86,7 +85,7 @@ def one_vector() -> None:
             )
             st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 
-        st.header("What J must satisfy, computed live")
+        st.header("What J must satisfy")
         cols = st.columns(4)
         verdict_metric("max |J @ 1|", facts.ones_response, verdicts.ones, cols[0])
         verdict_metric("max |J @ x_hat|", facts.xhat_response, verdicts.xhat, cols[1])

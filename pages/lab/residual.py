@@ -45,11 +45,8 @@ with stops_on_error():
         "dx (sum)": grads.dx[index],
     }
     bars.plotly_chart(grouped_bars(parts, "feature j", "gradient", height=300), width="stretch")
-    st.caption(
-        "Read: per feature, the skip's dz (blue), F's share (orange, hatched) and their sum "
-        "dx (dark, dotted)."
-    )
-    with st.expander("More about the block, and the words on this page"):
+    st.caption("Read: per feature, dx is the skip's bar plus F's.")
+    with st.expander("More about the block"):
         st.markdown(
             "In a post-LN transformer layer the sublayer's output is added to its input and the "
             "sum is normalized: $z = x + F(x)$, $y = \\mathrm{LN}(z)$, here with a small "

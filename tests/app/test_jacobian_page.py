@@ -8,7 +8,7 @@ import pytest
 
 import ln_core
 
-THREE_PATHS = "Show the three paths (direct, through the mean, through the variance)"
+THREE_PATHS = "Show the three paths"
 
 
 def test_jacobian_heatmap_is_d_by_d_centred_on_zero_and_equals_ln_core(lab):

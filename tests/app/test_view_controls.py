@@ -8,7 +8,7 @@ import numpy as np
 from ln_core.bugs import Bug
 from teaching.presets import make_example
 
-THREE_PATHS = "Show the three paths (direct, through the mean, through the variance)"
+THREE_PATHS = "Show the three paths"
 
 
 def _edits_caption(lab) -> str:

@@ -87,9 +87,9 @@ FRAGMENT_CONTROLS = {
         lambda page: _step(page).startswith("Step 4 of 20"),
     ),
     "jacobian": (
-        lambda page: kit.main(page).get_by_text("Show the three paths (direct").click(),
+        lambda page: kit.main(page).get_by_text("Show the three paths").click(),
         lambda page: (
-            kit.main(page).get_by_label("Show the three paths (direct", exact=False).is_checked()
+            kit.main(page).get_by_label("Show the three paths", exact=False).is_checked()
         ),
     ),
     "gradcheck": (
