@@ -88,9 +88,7 @@ FRAGMENT_CONTROLS = {
     ),
     "jacobian": (
         lambda page: kit.main(page).get_by_text("Show the three paths").click(),
-        lambda page: (
-            kit.main(page).get_by_label("Show the three paths", exact=False).is_checked()
-        ),
+        lambda page: kit.main(page).get_by_label("Show the three paths", exact=False).is_checked(),
     ),
     "gradcheck": (
         # No bug is injected until one is chosen: the next option is the first bug.
