@@ -46,7 +46,7 @@ from ui.session import clicks, state
 LIVE = "live_formula_live"  # the instructor shows the room's answers before the reveal
 REFRESH_S = 1.0
 LEFT_SIDES = {"dgamma": r"\mathrm{d}\gamma", "dbeta": r"\mathrm{d}\beta"}
-LABEL_WIDTH = 34  # characters of a category's name per line on the chart
+LABEL_WIDTH = 40  # characters of a category's name per line on the chart
 
 
 def choices() -> dict[str, str]:
@@ -114,11 +114,11 @@ def _reading(target: str, text: str) -> None:
 def revealed(
     code: str, question: Question, histogram: Histogram | None, mine: FormulaAnswer | None
 ) -> None:
-    """Once revealed: the room's histogram and the student's own verdict."""
-    if histogram and any(histogram.values()):
-        st.plotly_chart(chart(histogram, height=260), key="live_formula_chart",
-                        config={"displayModeBar": False})  # fmt: skip
+    """Once revealed: the student's own verdict first, then the room's histogram."""
     _verdict(code, question, mine)
+    if histogram and any(histogram.values()):
+        st.plotly_chart(chart(histogram), key="live_formula_chart",
+                        config={"displayModeBar": False})  # fmt: skip
 
 
 def sent(code: str, question: Question, mine: FormulaAnswer) -> None:
@@ -192,13 +192,15 @@ def _verdict(code: str, question: Question, mine: FormulaAnswer | None) -> None:
 # The instructor's side.
 
 
-def chart(histogram: Histogram, height: int | None = None) -> go.Figure:
+def chart(histogram: Histogram) -> go.Figure:
     """The room's typed formulas by category, one bar per round: each bar's count and share
     of its round's answers; correct first, then the named slips, the most common first."""
     order = categories(histogram)
     labels = [_wrapped(judged) for judged in order]
     top = max((n for counts in histogram.values() for n in counts.values()), default=0)
-    lines = sum(label.count("<br>") + 1 for label in labels)
+    # Plotly gives each category the same height: the tallest label (or a bar per round) sets it.
+    lines = max((label.count("<br>") + 1 for label in labels), default=1)
+    slot = max(26 * len(histogram), 16 * lines + 12)
 
     def text(counts: dict[Judged, int]) -> list[str]:
         total = sum(counts.values())
@@ -213,6 +215,7 @@ def chart(histogram: Histogram, height: int | None = None) -> go.Figure:
                 orientation="h",
                 text=text(counts),
                 textposition="outside",
+                cliponaxis=False,  # a phone's narrow plot would cut the share off
                 marker_color=tally.ROUND_COLOURS[(number - 1) % len(tally.ROUND_COLOURS)],
                 hovertemplate="%{text}<extra>" + f"round {number}</extra>",
             )
@@ -222,11 +225,11 @@ def chart(histogram: Histogram, height: int | None = None) -> go.Figure:
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels,
                      autorange="reversed")  # fmt: skip
     fig.update_xaxes(title="answers", tick0=0, dtick=max(1, math.ceil(top / 5)), tickformat="d",
-                     range=[0, max(top, 1) * 1.35])  # fmt: skip
+                     range=[0, max(top, 1) * 1.5])  # fmt: skip
     fig.update_layout(
         barmode="group",
-        height=height or max(200, 60 + 18 * lines * len(histogram)),
-        margin=dict(l=10, r=10, t=10, b=40),
+        height=70 + slot * max(1, len(order)),
+        margin=dict(l=10, r=30, t=10, b=40),
         legend_orientation="h",
     )
     return fig
