@@ -75,13 +75,6 @@ def classroom(request, tmp_path_factory) -> Iterator[tuple[Replicas, str]]:
             yield replicas, url
 
 
-def _tab(browser, viewport: dict[str, int]):
-    context = browser.new_context(viewport=viewport)
-    context.add_init_script(kit.INIT_SCRIPT)
-    context.set_default_timeout(30_000)
-    return context, context.new_page()
-
-
 def _bar(tab):
     return tab.locator(".st-key-live_bar")
 
@@ -96,7 +89,8 @@ def test_a_room_derives_dx_and_the_instructor_sees_its_mistakes(browser, classro
     url = f"http://127.0.0.1:{replicas.port}"
     contexts = []
     try:
-        teacher_context, teacher = _tab(browser, PROJECTOR)
+        teacher = kit.new_tab(browser, PROJECTOR)
+        teacher_context = teacher.context
         contexts.append(teacher_context)
         kit.open_page(teacher, url, "class?presenter=1")
         _click(teacher, "Start a class")
@@ -106,7 +100,8 @@ def test_a_room_derives_dx_and_the_instructor_sees_its_mistakes(browser, classro
         secret = secret.split(".", 1)[1]
         students = {}
         for kind in SENT:
-            context, tab = _tab(browser, PHONE)
+            tab = kit.new_tab(browser, PHONE)
+            context = tab.context
             contexts.append(context)
             tab.goto(link, timeout=120_000)
             expect(_bar(tab)).to_contain_text("your lab follows the instructor")
