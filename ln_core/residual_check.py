@@ -14,8 +14,11 @@ gradient's natural size n = s * sum|dout * gamma| * (1 + X):
 - truncation: (h k)^2 times the gradient's natural size, where k is how fast the loss bends in
   the moved entry's units: G * max(s, 1) for x (LayerNorm bends on the scale of sigma, tanh on
   the scale of 1), max|x| * max(s, 1) for W (its change is multiplied by x), max(s, 1) for c;
-- the analytic gradient's own rounding: machine_eps * (2 + log2 D) * (1 + s M) times its size.
-Each term has the safety factor of ln_core.gradcheck.
+- the analytic gradient's own rounding (`analytic_bounds`): LayerNorm's backward on the
+  computed z, plus how far z's own rounding (an ulp of |z| per entry, `z_rounding`) moves it,
+  carried back through the sublayer as the backward carries it (a saturated tanh carries
+  nothing).
+Each term has the safety factor of ln_core.gradcheck or ln_core.agreement.
 
 As in ln_core.gradcheck, the differences run in float64 on the same inputs whatever their dtype
 (PyTorch's gradcheck advice): in float32 the loss keeps too few digits for differences to tell
@@ -28,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS, rounding_bounds
-from ln_core.backward import times_gamma
+from ln_core.agreement import ROUNDINGS, SHIFTED, mean_rounding, rounding_bounds
+from ln_core.backward import backward, times_gamma
 from ln_core.gradcheck import FAITHFUL, ROUND_OFF, TRUNCATION, default_h
 from ln_core.residual import (
     ResidualCache,
@@ -113,18 +116,70 @@ def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[st
     }
 
 
+def z_rounding(cache: ResidualCache) -> np.ndarray:
+    """Per group (groups, 1), float64: how far the computed z may sit from x + tanh(x W + c) in
+    exact arithmetic, in units of z's standard deviation (times s). z = x + f rounds each entry
+    by an ulp of |z|; f by one of 1, plus its argument's rounding (x W sums D terms) damped by
+    1 - f^2; and z's computed mean by what `ln_core.agreement.mean_rounding` measures. Only
+    the offset that is there counts: a z far from 0 rounds by its own ulp, not by a chain of
+    worst cases."""
+    ln = cache.ln
+    machine_eps = float(np.finfo(ln.dtype).eps)
+    chain = 2.0 + np.log2(ln.n)
+    f = cache.f.astype(np.float64)
+    argument = np.abs(cache.x.astype(np.float64)) @ np.abs(cache.sublayer.W.astype(np.float64))
+    argument = argument + np.abs(cache.sublayer.c.astype(np.float64))
+    entry = machine_eps * (np.abs(ln.x.astype(np.float64)) + 1.0 + chain * (1.0 - f**2) * argument)
+    largest = np.max(entry.reshape(-1, ln.n), axis=1, keepdims=True)
+    mean = mean_rounding(ln).reshape(-1, 1)
+    return ln.inv_sqrt_sve.astype(np.float64).reshape(-1, 1) * (largest + mean)
+
+
 def analytic_bounds(cache: ResidualCache, dout: np.ndarray) -> dict[str, float]:
     """How far the computed dx, dW and dc may sit from their exact values (one absolute bound
-    per tensor): LayerNorm's gradient's chain of roundings, widened by 1 + s M (z = x + F(x)
-    rounds each entry by a few ulp of M, which x - mean then cancels), and carried through the
-    sublayer: G for dx, max|x| for dW."""
-    z = _sizes(cache, dout)
-    analytic = ROUNDINGS * z.machine_eps * z.chain * (1.0 + z.s * z.largest_z) * z.natural
-    return {
-        "dx": z.gain * float(np.max(analytic)),
-        "dW": float(np.sum(z.largest_x * analytic)),
-        "dc": float(np.sum(analytic)),
-    }
+    per tensor). Per entry of dz (LayerNorm's dx), with E = `z_rounding` of its group,
+    g = dout * gamma, m = mean(g xhat) and X the group's largest |xhat|:
+
+    - LayerNorm's backward on the computed z: its own rounding (ln_core.agreement's bound,
+      which counts z's mean's measured rounding);
+    - the computed z is off the exact one by E in normalized units: s moves by at most E
+      relative, each xhat by (2 + X) E, so dz = s (g - mean(g) - xhat m) moves by at most
+      E (|dz| + (2 + X) s (|m| + |xhat| mean|g|)), first order, with the safety factor SHIFTED
+      of ln_core.agreement.
+
+    Then through the sublayer as the backward goes, dpre = dz (1 - f^2) (f's rounding moves
+    1 - f^2 by a few ulp), dx = dz + dpre W^T, dW = x^T dpre, dc = sum of dpre, each product
+    adding its chain of roundings: a saturated tanh (1 - f^2 = 0) carries nothing."""
+    ln = cache.ln
+    machine_eps = float(np.finfo(ln.dtype).eps)
+    chain = 2.0 + np.log2(ln.n)
+    dz = np.abs(backward(dout, ln).dx.astype(np.float64))
+    s = ln.inv_sqrt_sve.astype(np.float64)
+    xhat = np.abs(ln.normalized_x.astype(np.float64))
+    g = np.abs(times_gamma(np.asarray(dout, np.float64), ln))
+    moment = np.abs(
+        np.mean(times_gamma(np.asarray(dout, np.float64), ln) * xhat, axis=-1, keepdims=True)
+    )
+    spread = np.max(xhat, axis=-1, keepdims=True)
+    shift = z_rounding(cache).reshape(s.shape)
+    moved = (
+        SHIFTED
+        * shift
+        * (dz + (2.0 + spread) * s * (moment + xhat * np.mean(g, axis=-1, keepdims=True)))
+    )
+    own = rounding_bounds(ln, dout)["dx"] + ROUNDINGS * machine_eps * chain * dz + moved
+    damp = 1.0 - cache.f.astype(np.float64) ** 2
+    dpre = own * damp + ROUNDINGS * machine_eps * chain * dz
+    weights = np.abs(cache.sublayer.W.astype(np.float64)).T
+    rows = cache.x.reshape(-1, ln.n)
+    flat_pre = dpre.reshape(-1, ln.n)
+    size_pre = (dz * damp).reshape(-1, ln.n)
+    row_chain = ROUNDINGS * machine_eps * (2.0 + np.log2(rows.shape[0]))
+    dx = own + dpre @ weights + ROUNDINGS * machine_eps * chain * ((dz * damp) @ weights)
+    x_abs = np.abs(rows.astype(np.float64)).T
+    dw = x_abs @ flat_pre + row_chain * (x_abs @ size_pre)
+    dc = np.sum(flat_pre, axis=0) + row_chain * np.sum(size_pre, axis=0)
+    return {"dx": float(np.max(dx)), "dW": float(np.max(dw)), "dc": float(np.max(dc))}
 
 
 def path_rounding(

@@ -169,3 +169,18 @@ def test_a_float32_residual_block_far_from_0_is_never_failed():
     for dout in (np.array([[0.3, -1.2, 0.8]], F32), np.array([[2e5, -7e5, 1e6]], F32)):
         check = residual_check(cache, residual_backward(dout, cache), dout)
         assert {j.status for j in check.judgements.values()} == {"cannot resolve"}
+
+
+def test_residual_block_on_a_large_common_offset_resolves_dx_in_float32():
+    """Was: "cannot resolve" (bound 0.079 against a size of 0.62 and a gap of 2e-4, Large
+    common offset, (3, 8), dout all ones): the bound charged z's rounding as a chain of worst
+    cases times the sublayer's gain, where z = x + f rounds by an ulp of |z| and the
+    saturated tanh carries nothing back."""
+    for upstream in ("ones", "random"):
+        x, gamma, beta, dout = _inputs(OFFSET, (3, 8), upstream)
+        sublayer = make_sublayer(8, 0, dtype=F32)
+        cache = residual_forward(x, sublayer, gamma, beta, 1e-5)
+        grads = residual_backward(dout, cache)
+        check = residual_check(cache, grads, dout)
+        assert check.judgements["dx"].status == "pass", check.judgements["dx"]
+        assert check.judgement("dx", grads.dx * F32(1.1)).status == "fail"
