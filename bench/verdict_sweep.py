@@ -474,7 +474,8 @@ def power_jacobian(power: Power, case: Inputs) -> None:
         s = 1 / np.sqrt(var + eps)
         cache = forward(x, case.gamma, None, case.eps)
         expected = np.asarray(case.gamma, np.longdouble) * xc * s * s * eps / (var + eps)
-        product = facts.jacobian @ cache.normalized_x
+        # The page's product: in float64 of the working dtype's J and xhat.
+        product = facts.jacobian.astype(np.float64) @ cache.normalized_x.astype(np.float64)
         _, error = distance(product, expected)
         power.judge_correct("J times xhat", case, "J xhat", facts.xhat_judgement.status, error)
         _, off = distance(product * 1.1, expected)

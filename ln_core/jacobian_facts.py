@@ -9,7 +9,10 @@ With s = 1/sqrt(var + eps), J[i, j] = gamma_i s (delta_ij - 1/D - xhat_i xhat_j 
 
 Each fact is judged by ln_core.verdict's rule against a careful bound on the rounding of the
 computed J (`jacobian_bound`), which counts the rounding of x - mean under a large common offset
-as gradcheck's and agreement's bounds do.
+as gradcheck's and agreement's bounds do. J x̂ in float32, where eps's part is about 1e-5 of J's
+scale, is judged against the rounding a correct float32 J carries on the vector, measured
+against the float64 J of the same inputs (`_measured_xhat`), as the gradient check measures
+against float64 differences.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from ln_core.agreement import ROUNDINGS, rounding_bounds
 from ln_core.backward import backward, times_gamma
 from ln_core.forward import Cache, forward
+from ln_core.gradcheck import reference_cache
 from ln_core.jacobian import jacobian, one_vector
 from ln_core.validation import checked_product, numeric_guard
 from ln_core.verdict import Judgement, judge, rel_error
@@ -147,28 +151,78 @@ def _product_bound(cache: Cache, jac: np.ndarray, bound: np.ndarray, v: np.ndarr
     return bound @ np.abs(v.astype(np.float64)) + _chain(cache) * size
 
 
-def _judge_xhat(cache: Cache, jac: np.ndarray, bound: np.ndarray, product: np.ndarray) -> Judgement:
-    """J @ xhat against its exact value gamma xhat s eps / (var + eps).
-
-    xhat itself is off from the exact xhat by the mean's rounding, the same for every entry
-    (J times the ones vector is 0, so that part drops out), and by each entry's own rounding,
-    which J carries like the product's: hence twice the product's rounding. The expected value
-    carries xhat's rounding and its own chain. With eps = 0 it is 0, and the size is what a
-    wrong J would leave (each row's sum |J xhat|); otherwise the size is the value itself, so
-    a pass certifies eps's part and not just "small".
-    """
-    xhat = cache.normalized_x
-    expected = xhat_response_vector(cache)
+def _expected_bound(cache: Cache) -> np.ndarray:
+    """(D,): the rounding of `xhat_response_vector`: its own chain on xhat's rounding and the
+    mean's (s * M in units of xhat)."""
     gamma = np.abs(times_gamma(np.ones_like(cache.x), cache).astype(np.float64))
     scale = gamma * float(cache.inv_sqrt_sve[0]) * float(cache.eps / cache.sve[0])
-    expected_bound = _chain(cache) * scale * (np.abs(xhat.astype(np.float64)) + _offset(cache))
-    carried = _product_bound(cache, jac, bound, xhat)
-    own = _chain(cache) * (np.abs(jac.astype(np.float64)) @ np.abs(xhat.astype(np.float64)))
-    total = carried + own + expected_bound
+    return _chain(cache) * scale * (np.abs(cache.normalized_x.astype(np.float64)) + _offset(cache))
+
+
+def _entry_rounding(cache: Cache) -> np.ndarray:
+    """(D, D): the rounding of J's own arithmetic given its xhat and s, entry by entry, counted
+    operation by operation in units of u (half the machine epsilon): gamma_i s delta_ij rounds
+    once, gamma_i s / D twice, gamma_i s xhat_i xhat_j / D four times, and their sum twice
+    more on what it adds. Another order of the same arithmetic stays within it."""
+    unit = 0.5 * float(np.finfo(cache.dtype).eps)
+    s = float(cache.inv_sqrt_sve[0])
+    gamma = np.abs(times_gamma(np.ones_like(cache.x), cache).astype(np.float64))
+    xhat = np.abs(cache.normalized_x.astype(np.float64))
+    terms = 3.0 * np.eye(cache.n) + (4.0 + 5.0 * np.outer(xhat, xhat)) / cache.n
+    return unit * s * gamma[:, None] * terms
+
+
+def _measured_xhat(cache: Cache, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a working dtype narrower than float64: (J @ xhat, its exact value, the bound), (D,)
+    each, float64. eps's part is about eps / var of J's scale, which float32's rounding of J's
+    entries (a few 1e-8 of it) leaves one or two digits of: a worst case of every rounding
+    would leave none. So the rounding a correct J of the working dtype carries on these inputs
+    is measured, as PyTorch's gradcheck measures against float64: ln_core's own J against the
+    float64 J of the same inputs (`ln_core.gradcheck.reference_cache`), entry by entry and
+    carried by |xhat|; plus the float64 J times how far the working xhat sits from the
+    float64 one (the mean's common shift drops out, J 1 being 0), and how far the float64
+    J @ xhat sits from its expected value; plus the float64 values' own rounding bounds. The
+    product is taken in float64, so the check's own arithmetic adds no float32 rounding. The
+    bound reads the correct J only: a candidate `jac` is judged against it."""
+    wide = reference_cache(cache)
+    exact = jacobian(wide.x, wide.gamma, wide.eps)
+    own = jacobian(cache.x, cache.gamma, cache.eps).astype(np.float64)
+    xhat = cache.normalized_x.astype(np.float64)
+    expected = xhat_response_vector(wide)
+    measured = (
+        (np.abs(own - exact) + _entry_rounding(cache)) @ np.abs(xhat)
+        + np.abs(exact @ (xhat - wide.normalized_x))
+        + np.abs(exact @ wide.normalized_x - expected)
+    )
+    wide_own = _product_bound(wide, exact, jacobian_bound(wide), xhat) + _expected_bound(wide)
+    return jac.astype(np.float64) @ xhat, expected, measured + wide_own
+
+
+def _judge_xhat(
+    cache: Cache, jac: np.ndarray, bound: np.ndarray, product: np.ndarray
+) -> tuple[Judgement, np.ndarray]:
+    """J @ xhat against its exact value gamma xhat s eps / (var + eps); returns the judgement
+    and the product it judged (float64 for a narrower working dtype, `_measured_xhat`).
+
+    In float64: xhat itself is off from the exact xhat by the mean's rounding, the same for
+    every entry (J times the ones vector is 0, so that part drops out), and by each entry's own
+    rounding, which J carries like the product's: hence twice the product's rounding. The
+    expected value carries xhat's rounding and its own chain. With eps = 0 it is 0, and the
+    size is what a wrong J would leave (each row's sum |J xhat|); otherwise the size is the
+    value itself, so a pass certifies eps's part and not just "small".
+    """
+    xhat = np.abs(cache.normalized_x.astype(np.float64))
+    if cache.dtype == np.float64:
+        expected = xhat_response_vector(cache)
+        carried = _product_bound(cache, jac, bound, cache.normalized_x)
+        own = _chain(cache) * (np.abs(jac.astype(np.float64)) @ xhat)
+        total = carried + own + _expected_bound(cache)
+    else:
+        product, expected, total = _measured_xhat(cache, jac)
     if cache.eps == 0:
-        size = np.abs(jac.astype(np.float64)) @ np.abs(xhat.astype(np.float64))
-        return judge(product, np.zeros_like(product), total, size=float(np.max(size)))
-    return judge(product, expected, total)
+        size = np.abs(jac.astype(np.float64)) @ xhat
+        return judge(product, np.zeros_like(product), total, size=float(np.max(size))), product
+    return judge(product, expected, total), product
 
 
 def jacobian_facts(
@@ -202,7 +256,7 @@ def facts_of(jac: np.ndarray, cache: Cache, dout: np.ndarray) -> JacobianFacts:
             _product_bound(cache, jac, bound, np.ones_like(cache.x)),
             size=float(np.max(rows)),
         )
-        xhat_judgement = _judge_xhat(cache, jac, bound, xhat_product)
+        xhat_judgement, xhat_product = _judge_xhat(cache, jac, bound, xhat_product)
         # Exact J is symmetric for uniform gamma whatever xhat is, so only J's own arithmetic
         # (on either side) can break it: not the offset's rounding of xhat.
         arithmetic = _arithmetic_bound(cache)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ln_core.agreement import ROUNDINGS, backward_underflows, group_abs, offset_factor
+from ln_core.agreement import ROUNDINGS, SHIFTED, backward_underflows, group_abs, mean_shift
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
 from ln_core.gradcheck import ROUND_OFF, TRUNCATION
@@ -160,17 +160,22 @@ def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
 
 def rounding_bound(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
     """How far the computed d<node> may sit from its exact value, per entry (x's shape for x
-    and the paths into x_sm, the node's shape otherwise; float64): ROUNDINGS * machine_eps *
-    (2 + log2 D) times its natural size (`_natural_size`), widened by 1 + s * M
-    (ln_core.agreement.offset_factor), since every gradient below normalized_x reads x - mean,
-    which carries the mean's rounding, a few ulp of M. node: a node name, "x", or a part of
-    one (dx_sm_via_normalized_x...: its natural size is the node's, "x_sm" here)."""
+    and the paths into x_sm, the node's shape otherwise; float64): `_own_rounding`. node: a
+    node name, "x", or a part of one (dx_sm_via_normalized_x...: its natural size is the
+    node's, "x_sm" here)."""
+    shape = getattr(cache, node).shape if node in NODE_NAMES else cache.x.shape
+    return np.broadcast_to(_own_rounding(cache, _natural_size(cache, dout, node)), shape)
+
+
+def _own_rounding(cache: Cache, natural: np.ndarray) -> np.ndarray:
+    """ROUNDINGS * machine_eps * (2 + log2 D) times a gradient's natural size, plus SHIFTED
+    times how far the mean's measured rounding shifts xhat (ln_core.agreement.mean_shift):
+    every gradient below normalized_x reads x - mean, which carries that rounding. A mean that
+    does not round (a constant vector, where x - mean is exactly 0) adds nothing, however
+    small eps makes sigma."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     chain = 2.0 + np.log2(cache.n)
-    natural = _natural_size(cache, dout, node)
-    shape = getattr(cache, node).shape if node in NODE_NAMES else cache.x.shape
-    bound = ROUNDINGS * machine_eps * chain * natural * offset_factor(cache)
-    return np.broadcast_to(bound, shape)
+    return natural * (ROUNDINGS * machine_eps * chain + SHIFTED * mean_shift(cache))
 
 
 def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.ndarray:
@@ -184,8 +189,8 @@ def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.n
       weighted by |dout|, summed over what the move reaches and divided by the step;
     - truncation: TRUNCATION * (h / unit)^2 times the natural size, except where the loss is
       linear in the node;
-    - the analytic gradient's own rounding: ROUNDINGS * machine_eps * (2 + log2 D) times the
-      natural size (times 1 + s M for x, whose x_sm carries the offset's error).
+    - the analytic gradient's own rounding (`_own_rounding`): its chain of roundings and the
+      mean's measured rounding, times the natural size.
     """
     machine_eps = float(np.finfo(cache.dtype).eps)
     chain = 2.0 + np.log2(cache.n)
@@ -204,8 +209,7 @@ def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.n
     if node not in _LINEAR:
         unit = np.broadcast_to(getattr(cache, NODE_UNITS[node]).astype(np.float64), value.shape)
         truncation = TRUNCATION * (steps / unit) ** 2 * natural
-    candidate = ROUNDINGS * machine_eps * chain * natural * (1 + offset)
-    return round_off + truncation + candidate
+    return round_off + truncation + _own_rounding(cache, natural)
 
 
 def check_node(

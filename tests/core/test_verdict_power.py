@@ -19,6 +19,7 @@ from ln_core import (
     default_h,
     forward,
     gradient_check,
+    jacobian_facts,
     make_sublayer,
     numerical_gradients,
     residual_backward,
@@ -26,6 +27,7 @@ from ln_core import (
 )
 from ln_core.audit import FORMULA
 from ln_core.bugs import CAUGHT, Bug, check_bug
+from ln_core.jacobian_facts import facts_of
 from ln_core.residual_check import residual_check
 from teaching.presets import make_example
 from teaching.upstream import one_hot
@@ -184,3 +186,24 @@ def test_residual_block_on_a_large_common_offset_resolves_dx_in_float32():
         check = residual_check(cache, grads, dout)
         assert check.judgements["dx"].status == "pass", check.judgements["dx"]
         assert check.judgement("dx", grads.dx * F32(1.1)).status == "fail"
+
+
+def test_jacobian_times_xhat_resolves_eps_part_in_float32():
+    """Was: J x̂ "cannot resolve" on 272 of 288 float32 vectors. eps's part is about 1e-5 of
+    J's scale; float32 rounds J's entries by a few 1e-8 of it, which leaves one or two digits
+    of that part, and the bound is now that rounding (ln_core's J against the float64 J of
+    the same inputs, plus every operation's own rounding), not a chain of worst cases."""
+    x, gamma, _, dout = _inputs("Random normal", (3, 8))
+    for row in range(3):
+        facts = jacobian_facts(x[row], gamma, dout[row], 1e-5)
+        assert facts.xhat_judgement.status == "pass", facts.xhat_judgement
+        cache = forward(x[row], gamma, None, 1e-5)
+        wrong = facts_of(facts.jacobian * F32(1.1), cache, dout[row]).xhat_judgement
+        assert wrong.status == "fail", wrong
+        # The bound holds against eps's exact part, in np.longdouble from the same inputs.
+        long = np.asarray(x[row], np.longdouble)
+        centered = long - np.mean(long)
+        var, eps = np.mean(centered * centered), np.longdouble(F32(1e-5))
+        exact = np.asarray(gamma, np.longdouble) * centered * eps / (var + eps) ** 2
+        product = facts.jacobian.astype(np.float64) @ cache.normalized_x.astype(np.float64)
+        assert np.max(np.abs(product - exact)) <= facts.xhat_judgement.bound
