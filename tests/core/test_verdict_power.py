@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.longdouble_ref import reference
+from bench.verdict_sweep import POWER, Inputs, exact_residual, power_cases
 from ln_core import (
     audit,
     default_h,
@@ -24,6 +25,7 @@ from ln_core import (
     numerical_gradients,
     residual_backward,
     residual_forward,
+    residual_numerical_grads,
 )
 from ln_core.audit import FORMULA
 from ln_core.bugs import CAUGHT, Bug, check_bug
@@ -50,7 +52,7 @@ def _inputs(preset: str, shape: tuple[int, ...], upstream: str = "random", seed:
     return [a.astype(F32) for a in (example.x, example.gamma, example.beta, dout)]
 
 
-def test_large_common_offset_at_the_default_shape_resolves_dx_in_float32():
+def test_large_common_offset_3x8_float32_passes_dx_and_fails_dx_times_1_1():
     """Was: the correct dx "cannot resolve" (bound 0.58 against a gap of 5.7e-3), and dx x 1.1
     the same. A float32 central difference is within 0.3 % of the truth there."""
     x, gamma, beta, dout = _inputs(OFFSET, (3, 8))
@@ -207,3 +209,87 @@ def test_jacobian_times_xhat_resolves_eps_part_in_float32():
         exact = np.asarray(gamma, np.longdouble) * centered * eps / (var + eps) ** 2
         product = facts.jacobian.astype(np.float64) @ cache.normalized_x.astype(np.float64)
         assert np.max(np.abs(product - exact)) <= facts.xhat_judgement.bound
+
+
+def _sweep_case(preset: str, d: int, upstream: str, seed: int = 0):
+    """One float32 case of bench.verdict_sweep's power grid (its own seeded dout)."""
+    grid = dict(POWER, preset=(preset,), dtype=("float32",), d=(d,), upstream=(upstream,))
+    (case,) = power_cases(dict(grid, seed=(seed,)))
+    return case
+
+
+def test_break_the_backward_catches_the_mean_path_sign_bug_about_5_percent_off():
+    """Was: break the backward passed a mean-path-sign bug 5.4 % off (float32). On the power
+    grid's Constant vector, (3, 64), random dout, the bug moves dx by 5.3 % of the truth (a
+    float32 central difference is far closer): x - mean is exactly 0 there, so no offset's
+    rounding, growing with 1 / sqrt(eps), may widen the bound enough to let it through."""
+    case = _sweep_case("Constant vector", 64, "random")
+    exact = reference(case.x, case.gamma, case.beta, case.dout, float(F32(1e-5)))["dx"]
+    check = gradient_check(case.x, case.gamma, case.beta, case.dout, 1e-5)
+    result = check_bug(
+        check, case.dout, forward(case.x, case.gamma, case.beta, 1e-5), Bug.MEAN_PATH_SIGN
+    )
+    off = np.max(np.abs(result.dx - exact)) / np.max(np.abs(exact))
+    assert 0.05 < off < 0.06
+    assert result.outcome == CAUGHT, result.judgement
+    assert check.status("backward", "dx") == "pass"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(3, 32),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    offset=st.sampled_from([0.0, 1.0, 3.0]),
+    factor=st.sampled_from([0.9, 1.1, 2.0, -1.0]),
+)
+def test_jacobian_times_xhat_both_ways_on_ordinary_vectors(seed, d, dtype, offset, factor):
+    """A correct J is never failed; where its J x̂ is within 1 % of eps's exact part (what a
+    check could resolve), it passes, and J off by 10 % or more fails."""
+    rng = np.random.default_rng(seed)
+    x = (offset + rng.standard_normal(d)).astype(dtype)
+    gamma = (1 + 0.5 * rng.standard_normal(d)).astype(dtype)
+    dout = rng.standard_normal(d).astype(dtype)
+    facts = jacobian_facts(x, gamma, dout, 1e-5)
+    assert facts.xhat_judgement.status != "fail", facts.xhat_judgement
+    long = np.asarray(x, np.longdouble)
+    centered = long - np.mean(long)
+    var, eps = np.mean(centered * centered), np.longdouble(dtype(1e-5))
+    exact = np.asarray(gamma, np.longdouble) * centered * eps / (var + eps) ** 2
+    cache = forward(x, gamma, None, 1e-5)
+    product = facts.jacobian.astype(np.float64) @ cache.normalized_x.astype(np.float64)
+    if np.max(np.abs(product - exact)) < 0.01 * np.max(np.abs(exact)):
+        assert facts.xhat_judgement.status == "pass", facts.xhat_judgement
+        wrong = facts_of(facts.jacobian * dtype(factor), cache, dout).xhat_judgement
+        assert wrong.status == "fail", wrong
+
+
+@settings(max_examples=16, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(3, 8),
+    dtype=st.sampled_from([np.float32, np.float32, np.float64]),
+    offset=st.sampled_from([0.0, 1.0, 2000.0, 2000.0]),
+)
+def test_residual_block_both_ways_on_ordinary_inputs(seed, d, dtype, offset):
+    """The residual block's dx is never failed when correct; where a central difference in
+    the working dtype is within 1 % of the exact dx, the check resolves it, and dx x 1.1 (off
+    by 10 %) fails."""
+    rng = np.random.default_rng(seed)
+    x = (offset + rng.standard_normal((2, d))).astype(dtype)
+    gamma = (1 + 0.5 * rng.standard_normal(d)).astype(dtype)
+    beta = (0.5 * rng.standard_normal(d)).astype(dtype)
+    dout = rng.standard_normal((2, d)).astype(dtype)
+    sublayer = make_sublayer(d, seed % 7, dtype=dtype)
+    cache = residual_forward(x, sublayer, gamma, beta, 1e-5)
+    grads = residual_backward(dout, cache)
+    check = residual_check(cache, grads, dout)
+    assert "fail" not in {j.status for j in check.judgements.values()}
+    case = Inputs((), x, gamma, beta, dout, 1e-5)
+    exact = exact_residual(case, cache.sublayer)["dx"]
+    working = residual_numerical_grads(x, sublayer, gamma, beta, dout, 1e-5, default_h(cache.ln))[
+        "dx"
+    ]
+    if np.max(np.abs(working - exact)) < 0.01 * np.max(np.abs(exact)):
+        assert check.judgements["dx"].status == "pass", check.judgements["dx"]
+        assert check.judgement("dx", grads.dx * dtype(1.1)).status == "fail"
