@@ -368,6 +368,8 @@ class Power:
     wrong: Counter = field(default_factory=Counter)
     wrong_passed: list = field(default_factory=list)
     wrong_unresolved: list = field(default_factory=list)
+    torch: bool = False
+    torch_gap: float = 0.0
 
     def judge_correct(self, page: str, case: Inputs, what: str, status: str, cd_error: float):
         key = (page, case.x.dtype.name)
@@ -399,9 +401,28 @@ def distance(a, exact) -> tuple[float, float]:
     return gap, gap / size if size > 0 else float("inf")
 
 
+def torch_gap(case: Inputs, exact: dict[str, np.ndarray]) -> float:
+    """The largest |np.longdouble reference - PyTorch float64 autograd| over max |reference|,
+    over dx, dgamma and dbeta of one case: the reference checked against a second, independent
+    one (torch is imported here only: ln_core never sees it, and CI's tests do not need it)."""
+    import torch
+
+    from bench.torch_ref import layer_norm, tensors
+
+    x, gamma, beta = tensors(*(np.asarray(a, np.float64) for a in (case.x, case.gamma, case.beta)))
+    out = layer_norm(x, gamma, beta, working_eps(case))
+    grads = torch.autograd.grad(out, (x, gamma, beta), torch.tensor(np.float64(case.dout)))
+    return max(
+        distance(grad.numpy(), exact[name])[1] if size_of(exact[name]) > 0 else 0.0
+        for name, grad in zip(("dx", "dgamma", "dbeta"), grads, strict=True)
+    )
+
+
 def power_gradcheck(power: Power, case: Inputs) -> None:
     """The gradient check page and break the backward, on one case."""
     exact = reference(case.x, case.gamma, case.beta, case.dout, working_eps(case))
+    if power.torch:
+        power.torch_gap = max(power.torch_gap, torch_gap(case, exact))
     check = gradient_check(case.x, case.gamma, case.beta, case.dout, case.eps)
     cache = forward(case.x, case.gamma, case.beta, case.eps)
     working = numerical_gradients(
@@ -484,10 +505,11 @@ def power_jacobian(power: Power, case: Inputs) -> None:
             power.judge_wrong("J times xhat", case, "J x 1.1", wrong.status, off)
 
 
-def run_power(grid: dict = POWER, ln_only: bool = False) -> Power:
+def run_power(grid: dict = POWER, ln_only: bool = False, torch: bool = False) -> Power:
     """ln_only: the gradient check and break the backward only (the residual block's
-    differences run the whole block per entry, most of the sweep's time)."""
-    power = Power()
+    differences run the whole block per entry, most of the sweep's time); torch: check the
+    reference against PyTorch float64 autograd on every case (`torch_gap`)."""
+    power = Power(torch=torch)
     for case in power_cases(grid):
         power_gradcheck(power, case)
         if ln_only:
@@ -518,6 +540,11 @@ def power_report(power: Power) -> str:
             f"{power.unresolved[key] if n else '-'} | {share} | {power.wrong[key]} | {passed} | "
             f"{unsure} |"
         )
+    if power.torch:
+        lines.append(
+            "reference (np.longdouble) against PyTorch float64 autograd, largest gap over the "
+            f"largest |value|: {power.torch_gap:.1e}"
+        )
     lines.append(f"failed: {power.failed[:4]}")
     lines.append(f"wrong passed: {power.wrong_passed[:6]}")
     misses = Counter((f[0], f[2]) for f in power.wrong_unresolved)
@@ -534,10 +561,13 @@ def main() -> None:
     parser.add_argument(
         "--pages", default="all", help="'ln' for the gradient check and break the backward only"
     )
+    parser.add_argument(
+        "--torch", action="store_true", help="check the power sweep's reference against PyTorch"
+    )
     args = parser.parse_args()
     if args.power:
         grid = dict(POWER, seed=tuple(range(args.seeds)))
-        print(power_report(run_power(grid, ln_only=args.pages == "ln")))
+        print(power_report(run_power(grid, ln_only=args.pages == "ln", torch=args.torch)))
         return
     print(report(run(QUICK if args.quick else FULL)))
 

@@ -135,7 +135,11 @@ def resolving_inputs(cache: Cache, dout: np.ndarray) -> str:
         tries.append(
             f"{size} ≥ 3 (with {size} = 2 every {group} normalizes to about ±1 whatever x is)"
         )
-    if float(np.max(np.abs(cache.x) * cache.inv_sqrt_sve)) > LARGE_OFFSET:
+    # Only where x - mean has digits to lose: a constant vector's is exactly 0, however far
+    # from 0 it sits, and a smaller offset would not change that.
+    far = np.max(np.abs(cache.x), axis=cache.axis, keepdims=True) * cache.inv_sqrt_sve
+    spread = np.any(cache.x_sm != 0, axis=cache.axis, keepdims=True)
+    if np.any((far > LARGE_OFFSET) & spread):
         tries.append("x with a smaller common offset (x − mean cancels its leading digits)")
     if cache.eps < 1e-3:
         tries.append("eps ≥ 1e-3")

@@ -33,7 +33,7 @@ from ln_core.jacobian_facts import facts_of
 from ln_core.residual_check import residual_check
 from teaching.presets import make_example
 from teaching.upstream import one_hot
-from teaching.verdicts import caught
+from teaching.verdicts import caught, resolving_inputs
 
 OFFSET = "Large common offset (about 2000)"
 F32 = np.float32
@@ -293,3 +293,15 @@ def test_residual_block_both_ways_on_ordinary_inputs(seed, d, dtype, offset):
     if np.max(np.abs(working - exact)) < 0.01 * np.max(np.abs(exact)):
         assert check.judgements["dx"].status == "pass", check.judgements["dx"]
         assert check.judgement("dx", grads.dx * dtype(1.1)).status == "fail"
+
+
+def test_a_constant_vector_is_not_told_to_try_a_smaller_offset():
+    """x - mean is exactly 0 on a constant vector however far from 0 it sits: the advice
+    under its "cannot resolve" names what would help, not a smaller common offset."""
+    x, gamma, beta, dout = _inputs("Constant vector", (3, 64), "ones")
+    x = x + F32(100.0)
+    advice = resolving_inputs(forward(x, gamma, beta, 1e-5), dout)
+    assert "smaller common offset" not in advice
+    assert "float64" in advice
+    x, gamma, beta, dout = _inputs(OFFSET, (3, 8))
+    assert "smaller common offset" in resolving_inputs(forward(x, gamma, beta, 1e-5), dout)
