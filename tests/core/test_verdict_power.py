@@ -244,22 +244,25 @@ def test_break_the_backward_catches_the_mean_path_sign_bug_about_5_percent_off()
     factor=st.sampled_from([0.9, 1.1, 2.0, -1.0]),
 )
 def test_jacobian_times_xhat_both_ways_on_ordinary_vectors(seed, d, dtype, offset, factor):
-    """A correct J is never failed; where its J x̂ is within 1 % of eps's exact part (what a
-    check could resolve), it passes, and J off by 10 % or more fails."""
+    """A correct J is never failed, and the bound holds against eps's exact part; where the
+    check passes, J off by 10 % or more fails. (How often it passes where J x̂ is within 1 %
+    of the truth is bench.verdict_sweep --power's count: float32 J x̂ keeps one or two digits
+    of eps's part, so a few such vectors stay "cannot resolve".)"""
     rng = np.random.default_rng(seed)
     x = (offset + rng.standard_normal(d)).astype(dtype)
     gamma = (1 + 0.5 * rng.standard_normal(d)).astype(dtype)
     dout = rng.standard_normal(d).astype(dtype)
     facts = jacobian_facts(x, gamma, dout, 1e-5)
-    assert facts.xhat_judgement.status != "fail", facts.xhat_judgement
+    judgement = facts.xhat_judgement
+    assert judgement.status != "fail", judgement
     long = np.asarray(x, np.longdouble)
     centered = long - np.mean(long)
     var, eps = np.mean(centered * centered), np.longdouble(dtype(1e-5))
     exact = np.asarray(gamma, np.longdouble) * centered * eps / (var + eps) ** 2
     cache = forward(x, gamma, None, 1e-5)
     product = facts.jacobian.astype(np.float64) @ cache.normalized_x.astype(np.float64)
-    if np.max(np.abs(product - exact)) < 0.01 * np.max(np.abs(exact)):
-        assert facts.xhat_judgement.status == "pass", facts.xhat_judgement
+    assert np.max(np.abs(product - exact)) <= judgement.bound
+    if judgement.status == "pass":
         wrong = facts_of(facts.jacobian * dtype(factor), cache, dout).xhat_judgement
         assert wrong.status == "fail", wrong
 
