@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from ui.entry.errors import as_typed
 from ui.live import rules
 from ui.live.store import Store
 
@@ -411,4 +412,66 @@ def test_voting_closed_by_the_instructor_refuses_later_votes_under_the_question(
     assert counts[0] == 1 and sum(counts) == 1
     rows = store.results(me.code, me.secret)
     assert sum(r["round 1"] for r in rows) == 1  # the file counts what was accepted
+    store.close()
+
+
+HOSTILE = "**<b>bold</b>** [link](http://evil.example) $x^2$ :red[red]"
+
+
+def _ask_own(lab, title: str, prompt: str, options: list[str], right: int | None) -> None:
+    lab.at.text_input(key="live_own_title").set_value(title)
+    lab.at.text_input(key="live_own_prompt").set_value(prompt)
+    for n, option in enumerate(options):
+        lab.at.text_input(key=f"live_own_{n}").set_value(option)
+    lab.at.selectbox(key="live_own_right").set_value(right)
+    lab.click("Ask your question")
+
+
+def test_the_instructors_own_question_is_asked_and_shown_exactly_as_typed(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    _ask_own(lab, "Mine <i>", HOSTILE, ["<b>yes</b>", "no *really*", "=1+1"], 0)
+    lab.assert_no_exception()
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    assert question.asked.own and question.asked.options[0] == "<b>yes</b>"
+    student.run()
+    student.assert_no_exception()
+    shown = student.at.main.markdown
+    line = next(m.value for m in shown if "Mine" in m.value)
+    # Every character as typed: Markdown's and HTML's marks escaped, no link, no formula.
+    assert line == f"**{as_typed('Mine <i>')}.** {as_typed(HOSTILE)}"
+    assert "\\[link\\]" in line and "\\$x" in line and "\\<b\\>" in line
+    radio = student.at.radio(key=f"live_choice_{question.id}_1")
+    assert radio.options == [as_typed(o) for o in question.asked.options]
+    _vote(student, question, "<b>yes</b>")
+    assert f"Your vote is counted: {as_typed('<b>yes</b>')}" in _texts(student)
+    lab.run().click("Reveal")
+    # The chart's labels are escaped for Plotly, which reads tags in text.
+    spec = json.loads(lab.at.main.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["x"][0] == "&lt;b&gt;yes&lt;/b&gt; ✓"
+    student.run()
+    assert f"Right: {as_typed('<b>yes</b>')}" in _texts(student)
+    rows = store.results(me.code, me.secret)
+    assert [r["option"] for r in rows] == ["<b>yes</b>", "no *really*", "=1+1"]
+    store.close()
+
+
+def test_the_instructors_own_question_without_a_right_answer_and_a_refused_one(db, lab, open_link):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    _ask_own(lab, "Mood", "How sure are you?", ["a", "b\u202e c", ""], None)
+    assert any("Choice 2 holds an invisible character (U+202E)" in p
+               for p in [lab.state["live_problem"]]), lab.state["live_problem"]  # fmt: skip
+    store = Store(db)
+    assert store.status(me.code, me.secret).question is None
+    _ask_own(lab, "Mood", "How sure are you?", ["a", "b", ""], None)
+    question = store.status(me.code, me.secret).question
+    assert question.asked.options == ("a", "b") and question.asked.answer is None
+    _vote(student, question, "b")
+    lab.run().click("Reveal")
+    lab.assert_no_exception()
+    assert "The answer" not in _texts(lab)
+    student.run()
+    assert "no one right answer" in _texts(student)
     store.close()

@@ -165,6 +165,50 @@ def test_voting_closed_now_or_by_a_countdown_refuses_later_votes_and_counts_only
         store.close_voting(code, "not-the-secret", qid, 2)
 
 
+HOSTILE = ("**<b>x</b>** [link](http://evil) $x$", "<img src=x onerror=alert(1)> =1+1")
+
+
+def test_the_instructors_own_question_is_kept_as_typed_with_or_without_a_right_answer(store):
+    started = store.start_class()
+    code, secret = started.code, started.secret
+    store.join(code, browser(0))
+    poll = Asked("Mine", HOSTILE[0], HOSTILE, None, "", own=True)
+    qid = store.ask(code, secret, poll)
+    assert store.glance(code).question.asked == poll  # raw text back, no right answer
+    store.vote(code, browser(0), qid, 1, 1)
+    rows = store.results(code, secret)
+    assert [(r["option"], r["correct"], r["round 1"]) for r in rows] == [
+        (HOSTILE[0], False, 0),
+        (HOSTILE[1], False, 1),
+    ]
+    ranked = replace(poll, answer=1)
+    store.ask(code, secret, ranked)
+    assert store.glance(code).question.asked == ranked
+    with pytest.raises(Refused, match="one of them as its answer"):
+        store.ask(code, secret, replace(ASKED, answer=None))  # the lab's own always has one
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"title": "a\u202eb"}, r"title holds an invisible character \(U\+202E\)"),
+        ({"prompt": "tab\there"}, r"The question holds an invisible character \(U\+0009\)"),
+        ({"options": ("yes", "no\x00")}, r"Choice 2 holds an invisible character"),
+        ({"options": ("yes", " yes ")}, "Two choices read the same"),
+        ({"options": ("only",)}, "Give 2 to 5 choices"),
+        ({"options": tuple("abcdef")}, "Give 2 to 5 choices"),
+        ({"options": ("yes", "x" * 81)}, "Choice 2 is 81 characters long; at most 80"),
+        ({"prompt": "   "}, "The question is empty"),
+    ],
+)
+def test_the_instructors_own_question_refuses_what_it_cannot_show_as_typed(store, change, message):
+    started = store.start_class()
+    own = Asked("Mine", "Which?", ("yes", "no"), 0, "", own=True)
+    with pytest.raises(Refused, match=message):
+        store.ask(started.code, started.secret, replace(own, **change))
+    assert store.glance(started.code).question is None
+
+
 def test_only_the_instructors_secret_steers_the_class(store):
     started, qid = a_class(store)
     code = started.code

@@ -15,6 +15,7 @@ from typing import Any
 import streamlit as st
 
 from ui.entry.limits import SHOWN_PROBLEMS
+from ui.entry.literal import as_typed as as_typed
 from ui.entry.literal import literal as literal
 
 _ICON = ":material/error:"

@@ -37,7 +37,13 @@ def literal(text: object, limit: int = SHOWN_CHARS) -> str:
     """
     raw = " ".join(re.split("\r\n|\r|\n", str(text)))
     cut = raw if len(raw) <= limit else raw[:limit] + "…"
-    return "“" + "".join(map(_visible, cut)).translate(_ESCAPED) + "”"
+    return "“" + as_typed(cut) + "”"
+
+
+def as_typed(text: str) -> str:
+    """`text` for Markdown, shown exactly as typed (as in `literal`, without quotes or a cut):
+    for text that is the message itself, such as an instructor's own question."""
+    return "".join(map(_visible, text)).translate(_ESCAPED)
 
 
 def _visible(c: str) -> str:

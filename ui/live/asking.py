@@ -15,6 +15,7 @@ import streamlit as st
 
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, Vector
 from teaching.steps import N_STEPS, step
+from ui.entry.errors import as_typed
 from ui.live.rules import Refused
 from ui.live.store import Asked
 from ui.server import compute
@@ -52,3 +53,20 @@ def asked(title: str, maker: Callable[[Vector], Question]) -> Asked:
         question.options.index(question.answer),
         question.explanation,
     )
+
+
+def shown(asked: Asked, text: str) -> str:
+    """A question's text for Markdown: the lab's own as written (its Markdown is the lab's), the
+    instructor's own exactly as typed."""
+    return as_typed(text) if asked.own else text
+
+
+def own(title: str, prompt: str, options: list[str], right: int | None) -> Asked:
+    """The instructor's own question from the form: the choices filled in, in order; `right`
+    the index in `options` of the one marked right (None: no right answer). The store checks
+    the text (rules.check_own)."""
+    if right is not None and not options[right].strip():
+        raise Refused(f"Choice {right + 1} is marked right but is empty.")
+    given = tuple(option for option in options if option.strip())
+    answer = None if right is None else given.index(options[right])
+    return Asked(title, prompt, given, answer, "", own=True)

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 
 from ln_core.formula.tokens import MAX_CHARS
@@ -21,6 +22,8 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 ROUNDS = 2  # Peer Instruction: vote, discuss, vote again
 MAX_COUNTDOWN_S = 600.0  # the longest countdown to the close of voting
+# The instructor's own question: characters of its title, prompt and each choice; choices.
+MAX_OWN_TITLE, MAX_OWN_PROMPT, MAX_OWN_OPTION, MAX_OWN_OPTIONS = 80, 400, 80, 5
 _BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
@@ -84,6 +87,31 @@ def check_option(option: int, options: list[str]) -> int:
     if not (isinstance(option, int) and 0 <= option < len(options)):
         raise Refused("That answer is not one of the question's choices.")
     return option
+
+
+def check_own(title: str, prompt: str, options: tuple[str, ...]) -> None:
+    """The instructor's own question as typed: its title, prompt and 2 to 5 choices within
+    their lengths, no choice twice, no invisible character (a control, or a bidirectional
+    control that would turn the class's screens around it)."""
+    if not 2 <= len(options) <= MAX_OWN_OPTIONS:
+        raise Refused(f"Give 2 to {MAX_OWN_OPTIONS} choices.")
+    if len({option.strip() for option in options}) < len(options):
+        raise Refused("Two choices read the same; make each different.")
+    for what, text, limit in (
+        ("The question's title", title, MAX_OWN_TITLE),
+        ("The question", prompt, MAX_OWN_PROMPT),
+        *((f"Choice {n}", option, MAX_OWN_OPTION) for n, option in enumerate(options, 1)),
+    ):
+        if not text.strip():
+            raise Refused(f"{what} is empty.")
+        if len(text) > limit:
+            raise Refused(f"{what} is {len(text)} characters long; at most {limit}.")
+        hidden = next((c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Cs")), None)
+        if hidden is not None:
+            raise Refused(
+                f"{what} holds an invisible character (U+{ord(hidden):04X}), which could turn "
+                "the text around it on the class's screens; type it again without it."
+            )
 
 
 def check_formula(text: str) -> str:

@@ -67,6 +67,7 @@ questions = Table(
     Column("current_round", Integer, nullable=False),
     Column("round_open", Boolean, nullable=False),
     Column("revealed", Boolean, nullable=False),
+    Column("own", Boolean),  # the instructor typed it: its text is shown as typed, never Markdown
 )
 
 rounds = Table(

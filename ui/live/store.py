@@ -63,6 +63,7 @@ from ui.live.schema import (
 
 _WRITE = "lnlab_write"
 MAX_CLASS = 2000  # students a class may expect
+NO_ANSWER = -1  # a question's answer column when none of its options is right
 # ms a SQLite statement waits for another writer: a vote takes a few ms, so a wait this long
 # is a file locked by something else, said within a second instead of freezing a click.
 BUSY_MS = 800
@@ -85,13 +86,16 @@ class Started:
 
 @dataclass(frozen=True)
 class Asked:
-    """A multiple-choice question as the instructor asks it; `answer` indexes `options`."""
+    """A multiple-choice question as the instructor asks it; `answer` indexes `options` (None:
+    the instructor's own question without a right answer). `own`: the instructor typed it, so
+    its text is anyone's text, shown exactly as typed (ui/live/asking.shown)."""
 
     title: str
     prompt: str
     options: tuple[str, ...]
-    answer: int
+    answer: int | None
     explanation: str
+    own: bool = False
 
 
 @dataclass(frozen=True)
@@ -340,7 +344,13 @@ class Store:
 
     def ask(self, code: str, secret: str, asked: Asked) -> int:
         """Ask a new question (its round 1 opens; any earlier question closes)."""
-        if not 2 <= len(asked.options) <= 8 or not 0 <= asked.answer < len(asked.options):
+        if asked.own:
+            rules.check_own(asked.title, asked.prompt, asked.options)
+        if asked.answer is None:
+            right = asked.own  # only the instructor's own question may have no right answer
+        else:
+            right = 0 <= asked.answer < len(asked.options)
+        if not 2 <= len(asked.options) <= 8 or not right:
             raise Refused("A question needs 2 to 8 choices and one of them as its answer.")
         with self._write() as conn:
             return self._insert_question(conn, self._own_class(conn, code, secret), asked)
@@ -358,8 +368,9 @@ class Store:
                 title=asked.title,
                 prompt=asked.prompt,
                 options=json.dumps(list(asked.options)),
-                answer=asked.answer,
+                answer=NO_ANSWER if asked.answer is None else asked.answer,
                 explanation=asked.explanation,
+                own=asked.own,
                 asked_at=now,
                 current_round=1,
                 round_open=True,
@@ -405,9 +416,7 @@ class Store:
         row = conn.execute(query.with_for_update(read=True) if lock else query).first()
         if row is None:
             return None
-        asked = Asked(
-            row.title, row.prompt, tuple(json.loads(row.options)), row.answer, row.explanation
-        )
+        asked = _asked(row)
         # A round whose countdown ran out is closed for everyone alike: the votes, the
         # students' bars (woken by the change, ui/live/wake.py) and the instructor's counts.
         still = row.closes_at is None or self.clock() < row.closes_at
@@ -534,7 +543,7 @@ class Store:
             for number, question_id in enumerate(list(ids), start=1):
                 row = conn.execute(select(questions).where(questions.c.id == question_id)).one()
                 options = json.loads(row.options)
-                asked = Asked(row.title, row.prompt, tuple(options), row.answer, row.explanation)
+                asked = _asked(row)
                 question = Question(
                     row.id, asked, row.current_round, row.round_open, row.revealed, row.asked_at
                 )
@@ -805,6 +814,13 @@ class Store:
             longest = max(self.limits.joins_failed_per_browser_s, self.limits.votes_per_browser_s)
             conn.execute(delete(attempts).where(attempts.c.at < self.clock() - longest))
             return conn.execute(delete(classes).where(classes.c.ended_at < cutoff)).rowcount
+
+
+def _asked(row: Row) -> Asked:
+    """A question's row as asked (`answer` NO_ANSWER: none is right)."""
+    answer = None if row.answer == NO_ANSWER else row.answer
+    options = tuple(json.loads(row.options))
+    return Asked(row.title, row.prompt, options, answer, row.explanation, bool(row.own))
 
 
 def _formula_answer(row: Row) -> FormulaAnswer:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.live import connect, formulas, membership, tally, wake
+from ui.live import asking, connect, formulas, membership, tally, wake
 from ui.live.rules import Refused
-from ui.live.store import Poll, Question, StoreUnavailable
+from ui.live.store import Asked, Poll, Question, StoreUnavailable
 from ui.session import clicks
 
 SAID = "live_vote_said"
@@ -135,7 +135,7 @@ def _question(code: str, poll: Poll) -> None:
     mine = poll.my_votes.get(question.round)
     sent = poll.my_formulas.get(question.round)
     said = _said(question)
-    st.markdown(f"**{asked.title}.** {asked.prompt}")
+    st.markdown(f"**{asking.shown(asked, asked.title)}.** {asking.shown(asked, asked.prompt)}")
     if said:
         st.warning(said, icon=":material/block:")
     if question.revealed:
@@ -148,7 +148,8 @@ def _question(code: str, poll: Poll) -> None:
         formulas.sent(code, question, sent)
         return
     if mine is not None:
-        st.success(f"Your vote is counted: {asked.options[mine]}. Wait for the instructor.")
+        counted = asking.shown(asked, asked.options[mine])
+        st.success(f"Your vote is counted: {counted}. Wait for the instructor.")
         return
     if not question.round_open:
         st.info(f"{'Answers are' if typed else 'Voting is'} closed; wait for the instructor.")
@@ -165,7 +166,8 @@ def _question(code: str, poll: Poll) -> None:
         return
     key = f"live_choice_{question.id}_{question.round}"
     drawn = st.session_state.setdefault(DRAWN, set())
-    choice = st.radio("Your answer", asked.options, index=None, key=key, horizontal=True)
+    choice = st.radio("Your answer", asked.options, index=None, key=key, horizontal=True,
+                      format_func=lambda option: asking.shown(asked, option))  # fmt: skip
     if choice is not None and key not in drawn and not said:
         # A choice this session never drew came with the browser from a session that is gone
         # (its server process stopped): a Vote pressed there did not reach the class.
@@ -174,7 +176,7 @@ def _question(code: str, poll: Poll) -> None:
     # The bar's timer can deliver this click twice (ui/session/clicks.py); the run of the first
     # delivery draws no Vote button, so the second finds this drawing already acted on.
     vote = clicks.once(f"live_vote_{question.id}_{question.round}", _vote, code, question.id,
-                       question.round, asked.options, key)  # fmt: skip
+                       question.round, asked, key)  # fmt: skip
     st.button("Vote", **vote, type="primary", disabled=choice is None)
 
 
@@ -183,13 +185,18 @@ def _revealed(question: Question, poll: Poll, mine: int | None) -> None:
     if poll.counts:
         st.plotly_chart(tally.chart(asked, poll.counts, height=240), key="live_class_chart",
                         config={"displayModeBar": False})  # fmt: skip
-    answer = asked.options[asked.answer]
+    if asked.answer is None:
+        chose = "" if mine is None else f"You chose {asking.shown(asked, asked.options[mine])}. "
+        st.info(f"{chose}This question has no one right answer: the class's votes are above.")
+        return
+    answer = asking.shown(asked, asked.options[asked.answer])
     if mine is None:
         st.info(f"The answer: {answer}. {asked.explanation}")
     elif mine == asked.answer:
         st.success(f"Right: {answer}. {asked.explanation}")
     else:
-        st.error(f"You chose {asked.options[mine]}; the answer is {answer}. {asked.explanation}")
+        chose = asking.shown(asked, asked.options[mine])
+        st.error(f"You chose {chose}; the answer is {answer}. {asked.explanation}")
 
 
 def _tell(question: Question, text: str) -> None:
@@ -197,11 +204,12 @@ def _tell(question: Question, text: str) -> None:
     st.session_state[SAID] = Said(question.id, question.round, text) if text else None
 
 
-def _vote(code: str, question_id: int, round_no: int, options: tuple[str, ...], key: str) -> None:
-    choice = st.session_state.get(key)
+def _vote(code: str, question_id: int, round_no: int, asked: Asked, key: str) -> None:
+    picked = st.session_state.get(key)
+    choice = asking.shown(asked, str(picked))
     text = ""
     try:
-        option = options.index(choice)
+        option = asked.options.index(picked)
         connect.store().vote(code, connect.browser_id(), question_id, round_no, option)
     except ValueError:
         text = "Choose one of the answers first."

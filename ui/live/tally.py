@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 
@@ -17,8 +18,10 @@ def chart(asked: Asked, counts: dict[int, tuple[int, ...]], height: int = 300) -
     """Votes per option, one bar per round: each option a category (an option reading "0" or
     "1" is a name, not a place on a number line), whole-number ticks, each bar's count and
     share of its round, the right answer ticked."""
+    # Plotly reads tags in text (<b>, <a href>): an option is escaped to show as typed.
     labels = [
-        f"{option} ✓" if i == asked.answer else option for i, option in enumerate(asked.options)
+        html.escape(f"{option} ✓" if i == asked.answer else option)
+        for i, option in enumerate(asked.options)
     ]
     top = max((v for votes in counts.values() for v in votes), default=0)
     fig = go.Figure(
@@ -53,12 +56,17 @@ def share(votes: int, total: int) -> str:
     return f"{round(100 * votes / total)} %" if total else "no votes"
 
 
-def moved(counts: dict[int, tuple[int, ...]], answer: int) -> str:
+def moved(counts: dict[int, tuple[int, ...]], answer: int | None) -> str:
     """How the class's answers moved from the first round to the last, in words."""
     shares = []
     for number, votes in sorted(counts.items()):
         total = sum(votes)
-        share = f"{votes[answer]} of {total} right" if total else "no votes"
+        if not total:
+            share = "no votes"
+        elif answer is None:
+            share = f"{total} votes"
+        else:
+            share = f"{votes[answer]} of {total} right"
         shares.append(f"round {number}: {share}")
     return "; ".join(shares)
 

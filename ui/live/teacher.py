@@ -15,7 +15,14 @@ import streamlit as st
 
 from ui.export.download import download
 from ui.live import asking, connect, formulas, membership, tally
-from ui.live.rules import ROUNDS, Refused
+from ui.live.rules import (
+    MAX_OWN_OPTION,
+    MAX_OWN_OPTIONS,
+    MAX_OWN_PROMPT,
+    MAX_OWN_TITLE,
+    ROUNDS,
+    Refused,
+)
 from ui.live.store import MAX_CLASS, Asked, Question, Status, StoreUnavailable
 from ui.session import address, class_link, clicks
 
@@ -54,6 +61,12 @@ def _act(action: str, *args: int) -> None:
                 raise Refused("Choose a question to ask first.")
             else:
                 store.ask(me.code, me.secret, asking.asked(title, maker))
+        elif action == "own":
+            s = st.session_state
+            options = [s.get(f"live_own_{n}", "") for n in range(MAX_OWN_OPTIONS)]
+            typed = asking.own(s.get("live_own_title", ""), s.get("live_own_prompt", ""),
+                               options, s.get("live_own_right"))  # fmt: skip
+            store.ask(me.code, me.secret, typed)
         elif action == "close":
             store.close_voting(me.code, me.secret, *args)
         elif action == "reveal":
@@ -105,7 +118,9 @@ def page() -> None:
                 # How the room moved first: the answer's explanation can run long in this
                 # column, and the projector's screen ends at 768 px.
                 st.caption(tally.moved(status.counts, asked.answer))
-                st.success(f"The answer: {asked.options[asked.answer]}. {asked.explanation}")
+                if asked.answer is not None:
+                    right = asking.shown(asked, asked.options[asked.answer])
+                    st.success(f"The answer: {right}. {asked.explanation}")
     _controls(status)
 
 
@@ -246,13 +261,30 @@ def _controls(status: Status | None) -> None:
             type="primary" if question is None or question.revealed else "secondary",
             icon=":material/quiz:",
         )
+        _own_form()
         _size_controls(status)
 
 
+def _own_form() -> None:
+    """The instructor's own multiple-choice question, asked like the lab's; its text is shown
+    to the class exactly as typed."""
+    with st.popover("Your own question", icon=":material/edit:"):
+        st.text_input("Title", key="live_own_title", max_chars=MAX_OWN_TITLE)
+        st.text_input("Question", key="live_own_prompt", max_chars=MAX_OWN_PROMPT)
+        for n in range(MAX_OWN_OPTIONS):
+            st.text_input(f"Choice {n + 1}" + ("" if n < 2 else " (optional)"),
+                          key=f"live_own_{n}", max_chars=MAX_OWN_OPTION)  # fmt: skip
+        st.selectbox("Right answer", [None, *range(MAX_OWN_OPTIONS)], key="live_own_right",
+                     format_func=lambda n: "none (an opinion poll)" if n is None
+                     else f"choice {n + 1}")  # fmt: skip
+        st.button("Ask your question", **clicks.once("live_own_ask", _act, "own"),
+                  type="primary")  # fmt: skip
+
+
 def _question(asked: Asked) -> None:
-    st.markdown(f"#### {asked.title}\n\n{asked.prompt}")
+    st.markdown(f"#### {asking.shown(asked, asked.title)}\n\n{asking.shown(asked, asked.prompt)}")
     if asked.options:
-        st.markdown("\n".join(f"- {option}" for option in asked.options))
+        st.markdown("\n".join(f"- {asking.shown(asked, option)}" for option in asked.options))
 
 
 def _round_buttons(question: Question) -> None:
