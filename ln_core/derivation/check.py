@@ -68,6 +68,17 @@ class Counterexample:
     dy: np.ndarray
     eps: float
 
+    def rows(self) -> dict[str, np.ndarray]:
+        """The numbers as a table's rows, each (D,): x per vector, γ, β, dy per vector."""
+        several = self.x.shape[0] > 1
+        vectors = range(self.x.shape[0])
+        return {
+            **{f"x (vector {v + 1})" if several else "x": self.x[v] for v in vectors},
+            "γ": self.gamma,
+            "β": self.beta,
+            **{f"dy (vector {v + 1})" if several else "dy": self.dy[v] for v in vectors},
+        }
+
 
 @dataclass(frozen=True)
 class NamedMistake:

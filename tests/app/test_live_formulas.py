@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from ui.live import tally
+from ui.live import formulas, tally
 from ui.live.formulas import choices
 from ui.live.store import Judged, Store
 
@@ -92,7 +92,18 @@ def test_the_room_derives_dx_and_the_histogram_counts_each_category(db, lab, ope
     # No student's text is anywhere on the projector, not even in the chart's data.
     shown = _texts(lab) + chart.proto.spec
     assert all(text not in shown for text in (RIGHT, SIGN, UNNAMED, HOSTILE, "<b>x"))
-    assert not lab.at.dataframe
+    # The most common slip redone on the projector: its input's numbers, no text.
+    assert "Redo the most common slip by hand" in _texts(lab)
+    inputs, gaps = lab.at.dataframe
+    spec = store.derivation(me.code, question.id)
+    example = formulas.check(spec, SIGN).counterexample
+    assert list(inputs.value[""]) == list(example.rows())
+    assert list(inputs.value["entry 1"]) == [f"{row[0]:.6g}" for row in example.rows().values()]
+    assert len(gaps.value) >= 1 and "true" in gaps.value.columns
+    for table in (inputs, gaps):
+        assert all(text not in table.value.to_csv() for text in (RIGHT, SIGN, UNNAMED, HOSTILE))
+    (opening,) = lab.at.get("link_button")
+    assert "/stepper?" in opening.proto.url
     # Each student sees their own verdict, the slip named as on the derive page.
     for student in students:
         student.run()

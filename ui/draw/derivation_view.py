@@ -80,14 +80,7 @@ def _inputs(check: DerivationCheck, link: str | None) -> None:
         f"ε = {example.eps:.6g}: compute your formula and the true value on it, and compare "
         "them with the table below."
     )
-    vectors = range(example.x.shape[0])
-    several = len(vectors) > 1
-    rows = {
-        **{f"x (vector {v + 1})" if several else "x": example.x[v] for v in vectors},
-        "γ": example.gamma,
-        "β": example.beta,
-        **{f"dy (vector {v + 1})" if several else "dy": example.dy[v] for v in vectors},
-    }
+    rows = example.rows()
     st.dataframe(
         pd.DataFrame(
             {

@@ -41,7 +41,7 @@ from ui.live.store import (
     categories,
 )
 from ui.server import compute
-from ui.session import clicks, state
+from ui.session import clicks, share, state
 
 LIVE = "live_formula_live"  # the instructor shows the room's answers before the reveal
 REFRESH_S = 1.0
@@ -243,15 +243,51 @@ def _wrapped(judged: Judged) -> str:
     return "<br>".join(html.escape(line) for line in textwrap.wrap(label, LABEL_WIDTH))
 
 
-def most_common(histogram: Histogram) -> str:
-    """The room's most common named slip in the latest round, in words ("" for none)."""
+def _commonest(histogram: Histogram) -> tuple[Judged, int, int] | None:
+    """The latest round's most common named slip, its answers and the round's; None if none."""
     latest = histogram.get(max(histogram, default=0), {})
     named = [(n, j) for j, n in latest.items() if j.mistake and n]
     if not named:
-        return ""
+        return None
     count, judged = max(named, key=lambda pair: pair[0])
-    total = sum(latest.values())
+    return judged, count, sum(latest.values())
+
+
+def most_common(histogram: Histogram) -> str:
+    """The room's most common named slip in the latest round, in words ("" for none)."""
+    found = _commonest(histogram)
+    if found is None:
+        return ""
+    judged, count, total = found
     return f"Most common slip: {judged.mistake} ({count} of {total} answers)."
+
+
+def common_slip(code: str, secret: str, question: Question, histogram: Histogram) -> None:
+    """The most common slip redone on the projector: the input that shows it as numbers,
+    the slip's value beside the true one where they differ most, and the link that opens
+    the input in the lab. Worked out from one formula of that category; no text is shown."""
+    found = _commonest(histogram)
+    answers = connect.shown(lambda: connect.store().answers(code, secret, question.id))
+    if found is None or not answers:
+        return
+    latest = max(histogram)
+    text = next(a.text for a in answers if a.judged == found[0] and a.round == latest)
+    result = check(_spec(code, question), text)
+    example = result.counterexample
+    if example is None:
+        return
+    st.markdown(f"**Redo the most common slip by hand**: the input “{_words(example.label)}”, "
+                f"ε = {example.eps:.6g}.")  # fmt: skip
+    rows = example.rows()
+    entries = range(example.x.shape[1])
+    st.dataframe({"": list(rows), **{f"entry {j + 1}": [f"{r[j]:.6g}" for r in rows.values()]
+                                     for j in entries}}, hide_index=True)  # fmt: skip
+    gaps = result.differences
+    st.dataframe({"vector": [d.vector + 1 for d in gaps], "entry": [d.entry + 1 for d in gaps],
+                  "with the slip": [f"{d.yours:.6g}" for d in gaps],
+                  "true": [f"{d.true:.6g}" for d in gaps]}, hide_index=True)  # fmt: skip
+    link = share.input_link(example.x, example.gamma, example.beta, example.dy, example.eps)
+    st.link_button("Open this input in the lab", link, icon=":material/open_in_new:")
 
 
 def moved(histogram: Histogram) -> str:

@@ -113,6 +113,8 @@ def page() -> None:
                                 config={"displayModeBar": False})  # fmt: skip
         with right:
             _counts(me.code, me.secret)
+            if question.revealed and typed:
+                formulas.common_slip(me.code, me.secret, question, status.histogram)
             if question.revealed and not typed:
                 asked = question.asked
                 # How the room moved first: the answer's explanation can run long in this
