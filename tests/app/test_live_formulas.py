@@ -11,9 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
+from ln_core.formula.tokens import MAX_CHARS
 from ui.live import formulas, tally
 from ui.live.formulas import choices
 from ui.live.store import Judged, Store
@@ -181,3 +183,51 @@ def test_a_second_round_takes_a_new_formula_and_the_chart_shows_both(db, lab, op
     rounds = [(t["name"], t["x"]) for t in json.loads(chart.proto.spec)["data"]]
     assert rounds == [("round 1", [0, 1]), ("round 2", [1, 0])]
     assert "round 1: 0 of 1 right; round 2: 1 of 1 right" in _texts(lab)
+
+
+# Markdown that would act (a link, an image, a formula, HTML) unless escaped by a backslash, and
+# what Streamlit's Markdown links even when escaped (tests/app/test_bad_input_matrix.py).
+ACTIVE_MARKDOWN = re.compile(r"(?<!\\)(\]\(|!\[|\$|<[a-zA-Z/])")
+AUTOLINK = re.compile(r"(https?|ftp)://|www\.|[\w.+-]@[\w-]", re.IGNORECASE)
+TYPED = [
+    "[Sign in](https://ev.il) + dy",
+    "www.ev.il/x * gamma",
+    "user@ev.il",
+    "<img src=x onerror=alert(1)> dxhat",
+    "$\\frac{1}{0}$ ![i](x.png)",
+    '=HYPERLINK("https://ev.il")',
+    "dxhat\u202e - mean(dxhat)",
+    "dxhat\t* rstd",
+    "x" * MAX_CHARS,
+]
+
+
+@pytest.mark.parametrize("typed", TYPED, ids=range(len(TYPED)))
+def test_a_hostile_formula_is_read_sent_and_opened_exactly_as_typed(db, lab, open_link, typed):
+    me, (student,) = _ask_dx(lab, open_link, 1)
+    question = Store(db).status(me.code, me.secret).question
+    _send(student, question, typed)
+    student.assert_no_exception()
+    for element in [*student.at.markdown, *student.at.error, *student.at.warning,
+                    *student.at.success]:  # fmt: skip
+        assert not ACTIVE_MARKDOWN.search(element.value), element.value
+        assert not AUTOLINK.search(element.value), element.value
+    (answer,) = Store(db).answers(me.code, me.secret, question.id)
+    assert answer.text == typed
+    lab.run()
+    lab.at.toggle(key=f"live_formula_open_{question.id}").set_value(True)
+    lab.run().click("Reveal")
+    assert typed not in _texts(lab)
+    tables = [t for t in lab.at.dataframe if "formula, as typed" in t.value.columns]
+    assert [list(t.value["formula, as typed"]) for t in tables] == [[typed]]
+    student.run()
+    student.assert_no_exception()
+
+
+def test_a_formula_longer_than_the_grammar_reads_is_refused_and_said(db, lab, open_link):
+    me, (student,) = _ask_dx(lab, open_link, 1)
+    question = Store(db).status(me.code, me.secret).question
+    _send(student, question, "x" * (MAX_CHARS + 1))
+    said = "\n".join(w.value for w in student.at.warning)
+    assert f"not sent: Your formula has {MAX_CHARS + 1:,} characters" in said, said
+    assert Store(db).status(me.code, me.secret).histogram == {1: {}}
