@@ -520,6 +520,25 @@ def run_power(grid: dict = POWER, ln_only: bool = False, torch: bool = False) ->
     return power
 
 
+def power_nodes(grid: dict = POWER) -> str:
+    """The Stepper's node checks on the power grid's inputs, per dtype: correct node gradients
+    called fail, sign-flipped ones 10x the bound not failed, and each node's verdicts."""
+    tallies = {dtype: Tally() for dtype in grid["dtype"]}
+    for case in power_cases(grid):
+        cache = forward(case.x, case.gamma, case.beta, case.eps)
+        judge_nodes(tallies[case.x.dtype.name], case, cache)
+    lines = []
+    for dtype, tally in tallies.items():
+        lines.append(
+            f"{dtype}: correct node gradients called fail: {len(tally.node_false_fails)}; "
+            f"sign flipped >= 10x the bound not failed: {len(tally.node_big_misses)}"
+        )
+        for node in sorted({k[0] for k in tally.nodes}):
+            counts = {s: tally.nodes[(node, s)] for s in (PASS, CANNOT_RESOLVE, FAIL)}
+            lines.append(f"  {node}: {counts}")
+    return "\n".join(lines)
+
+
 def power_report(power: Power) -> str:
     lines = [
         "| page | dtype | correct judged | failed | cannot resolve | ... where a central "
@@ -559,7 +578,9 @@ def main() -> None:
     parser.add_argument("--power", action="store_true", help="issue 37's power sweep")
     parser.add_argument("--seeds", type=int, default=1, help="seeds of the power sweep")
     parser.add_argument(
-        "--pages", default="all", help="'ln' for the gradient check and break the backward only"
+        "--pages",
+        default="all",
+        help="'ln' for the gradient check and break the backward only, 'nodes' for the node checks",
     )
     parser.add_argument(
         "--torch", action="store_true", help="check the power sweep's reference against PyTorch"
@@ -567,6 +588,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.power:
         grid = dict(POWER, seed=tuple(range(args.seeds)))
+        if args.pages == "nodes":
+            print(power_nodes(grid))
+            return
         print(power_report(run_power(grid, ln_only=args.pages == "ln", torch=args.torch)))
         return
     print(report(run(QUICK if args.quick else FULL)))
