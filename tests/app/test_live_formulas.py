@@ -231,3 +231,29 @@ def test_a_formula_longer_than_the_grammar_reads_is_refused_and_said(db, lab, op
     said = "\n".join(w.value for w in student.at.warning)
     assert f"not sent: Your formula has {MAX_CHARS + 1:,} characters" in said, said
     assert Store(db).status(me.code, me.secret).histogram == {1: {}}
+
+
+def test_the_room_votes_on_its_most_common_slip_redone_by_hand(db, lab, open_link):
+    me, students = _ask_dx(lab, open_link, 2)
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    for student in students:
+        _send(student, question, SIGN)
+    lab.run().click("Reveal")
+    lab.click("Ask the room to redo it")
+    lab.assert_no_exception()
+    assert not lab.state["live_problem"], lab.state["live_problem"]
+    follow_up = store.status(me.code, me.secret).question
+    assert follow_up.id != question.id and follow_up.asked.title == "Redo the slip: dx"
+    result = formulas.check(store.derivation(me.code, question.id), SIGN)
+    gap, example = result.differences[0], result.counterexample
+    asked = follow_up.asked
+    assert asked.options[asked.answer] == f"{gap.true:.4g}"
+    assert f"{gap.yours:.4g}" in asked.options, "the slip's own value is a choice"
+    assert f"ε = {example.eps:.6g}" in asked.prompt and "minus sign" in asked.explanation
+    students[0].run()
+    students[0].at.radio(key=f"live_choice_{follow_up.id}_1").set_value(asked.options[asked.answer])
+    students[0].run()
+    students[0].at.button(key=f"live_vote_{follow_up.id}_1").click()
+    students[0].run()
+    assert "Your vote is counted" in _texts(students[0])

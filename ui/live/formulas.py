@@ -32,6 +32,7 @@ from ui.export.download import download
 from ui.live import connect, tally
 from ui.live.rules import Refused, check_formula
 from ui.live.store import (
+    Asked,
     Derivation,
     FormulaAnswer,
     Histogram,
@@ -262,20 +263,29 @@ def most_common(histogram: Histogram) -> str:
     return f"Most common slip: {judged.mistake} ({count} of {total} answers)."
 
 
-def common_slip(code: str, secret: str, question: Question, histogram: Histogram) -> None:
-    """The most common slip redone on the projector: the input that shows it as numbers,
-    the slip's value beside the true one where they differ most, and the link that opens
-    the input in the lab. Worked out from one formula of that category; no text is shown."""
+def _slipped(
+    code: str, secret: str, question: Question, histogram: Histogram
+) -> DerivationCheck | None:
+    """The verdict on one formula of the latest round's most common slip, if it has a
+    counterexample: what the projector redoes. The formula's text goes no further."""
     found = _commonest(histogram)
-    answers = connect.shown(lambda: connect.store().answers(code, secret, question.id))
-    if found is None or not answers:
-        return
+    if found is None:
+        return None
+    answers = connect.store().answers(code, secret, question.id)
     latest = max(histogram)
     text = next(a.text for a in answers if a.judged == found[0] and a.round == latest)
     result = check(_spec(code, question), text)
+    return result if result.counterexample is not None and result.differences else None
+
+
+def common_slip(code: str, secret: str, question: Question, histogram: Histogram) -> bool:
+    """The most common slip redone on the projector: the input that shows it as numbers,
+    the slip's value beside the true one where they differ most, and the link that opens
+    the input in the lab; no text is shown. Whether there is one to redo."""
+    result = connect.shown(lambda: _slipped(code, secret, question, histogram))
+    if result is None:
+        return False
     example = result.counterexample
-    if example is None:
-        return
     st.markdown(f"**Redo the most common slip by hand**: the input “{_words(example.label)}”, "
                 f"ε = {example.eps:.6g}.")  # fmt: skip
     rows = example.rows()
@@ -288,6 +298,42 @@ def common_slip(code: str, secret: str, question: Question, histogram: Histogram
                   "true": [f"{d.true:.6g}" for d in gaps]}, hide_index=True)  # fmt: skip
     link = share.input_link(example.x, example.gamma, example.beta, example.dy, example.eps)
     st.link_button("Open this input in the lab", link, icon=":material/open_in_new:")
+    return True
+
+
+def redo_question(code: str, secret: str) -> Asked:
+    """A vote that follows the histogram: the true value at the entry where the room's most
+    common slip is farthest off, on its counterexample, with the slip's value among the
+    choices. Refused when the typed question revealed has no such slip."""
+    status = connect.store().status(code, secret)
+    question = status.question
+    if question is None or question.asked.options or not question.revealed:
+        raise Refused("Reveal a typed question first: the vote redoes its most common slip.")
+    result = _slipped(code, secret, question, status.histogram)
+    if result is None:
+        raise Refused("No slip of this question has an input to redo.")
+    example, gap = result.counterexample, result.differences[0]
+    # (+ 0.0: a -0.0 would be a choice "-0" beside "0".)
+    values = {
+        f"{v + 0.0:.4g}": v for v in (gap.true, gap.yours, -gap.true, 2 * gap.true - gap.yours)
+    }
+    options = sorted(values, key=values.get)
+    if f"{gap.true + 0.0:.4g}" == f"{gap.yours + 0.0:.4g}":
+        raise Refused("The slip and the true value agree to 4 digits there: nothing to vote on.")
+    symbol = TARGETS[result.target].label.split(" — ")[0]
+    where = f"vector {gap.vector + 1}, " if example.x.shape[0] > 1 else ""
+    shown = "; ".join(f"{name} = ({', '.join(f'{v:.6g}' for v in row)})"
+                      for name, row in example.rows().items())  # fmt: skip
+    prompt = (
+        f"Redo it by hand: with {shown} and ε = {example.eps:.6g}, what is the true {symbol} "
+        f"at {where}entry {gap.entry + 1}?"
+    )
+    explanation = (
+        f"The true value is {gap.true:.6g}; the room's most common slip "
+        f"({result.mistake.name.rstrip('.')}) gives {gap.yours:.6g}."
+    )
+    return Asked(f"Redo the slip: {symbol}", prompt, tuple(options),
+                 options.index(f"{gap.true + 0.0:.4g}"), explanation)  # fmt: skip
 
 
 def moved(histogram: Histogram) -> str:

@@ -67,6 +67,8 @@ def _act(action: str, *args: int) -> None:
             typed = asking.own(s.get("live_own_title", ""), s.get("live_own_prompt", ""),
                                options, s.get("live_own_right"))  # fmt: skip
             store.ask(me.code, me.secret, typed)
+        elif action == "redo":
+            store.ask(me.code, me.secret, formulas.redo_question(me.code, me.secret))
         elif action == "close":
             store.close_voting(me.code, me.secret, *args)
         elif action == "reveal":
@@ -114,7 +116,9 @@ def page() -> None:
         with right:
             _counts(me.code, me.secret)
             if question.revealed and typed:
-                formulas.common_slip(me.code, me.secret, question, status.histogram)
+                if formulas.common_slip(me.code, me.secret, question, status.histogram):
+                    st.button("Ask the room to redo it", **clicks.once("live_redo", _act, "redo"),
+                              icon=":material/how_to_vote:")  # fmt: skip
             if question.revealed and not typed:
                 asked = question.asked
                 # How the room moved first: the answer's explanation can run long in this
