@@ -12,7 +12,7 @@ import json
 import pytest
 
 from ui.entry.errors import as_typed
-from ui.live import rules
+from ui.live import rules, tally
 from ui.live.store import Store
 
 CLASS_PAGE = "pages/teach/class.py"
@@ -474,4 +474,24 @@ def test_the_instructors_own_question_without_a_right_answer_and_a_refused_one(d
     assert "The answer" not in _texts(lab)
     student.run()
     assert "no one right answer" in _texts(student)
+    store.close()
+
+
+def test_a_student_says_how_sure_they_are_and_the_reveal_shows_it_per_option(db, lab, open_link):
+    me = _instructor(lab)
+    sure, unsaid = open_link({"join": me.code}), open_link({"join": me.code})
+    lab.click("Ask")
+    store = Store(db)
+    question = store.status(me.code, me.secret).question
+    options = question.asked.options
+    sure.run()
+    sure.at.radio(key=f"live_sure_{question.id}_1").set_value("sure")
+    _vote(sure, question, options[0])
+    _vote(unsaid, question, options[0])
+    lab.run().click("Reveal")
+    assert f"How sure, round 1: {options[0]}: 1 sure, 1 not said" in _texts(lab)
+    rows = store.results(me.code, me.secret)
+    assert rows[0]["round 1 sure"] == 1 and rows[0]["round 1 not said"] == 1
+    header = tally.results_csv(rows).splitlines()[0].split(",")
+    assert {"round 1 sure", "round 1 fairly sure", "round 1 a guess"} <= set(header)
     store.close()

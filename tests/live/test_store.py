@@ -209,6 +209,20 @@ def test_the_instructors_own_question_refuses_what_it_cannot_show_as_typed(store
     assert store.glance(started.code).question is None
 
 
+def test_how_sure_each_voter_was_is_kept_per_option_and_in_the_file(store):
+    started, qid = a_class(store, 4)
+    code, secret = started.code, started.secret
+    store.vote(code, browser(0), qid, 1, 1, confidence=2)
+    store.vote(code, browser(1), qid, 1, 1, confidence=0)
+    store.vote(code, browser(2), qid, 1, 0)  # said nothing
+    with pytest.raises(Refused, match="How sure you are is one of: a guess, fairly sure, sure"):
+        store.vote(code, browser(3), qid, 1, 0, confidence=3)
+    assert store.sureness(code, secret) == {1: ((0, 0, 0, 1), (1, 0, 1, 0), (0, 0, 0, 0))}
+    (right,) = [r for r in store.results(code, secret) if r["correct"]]
+    assert (right["round 1"], right["round 1 sure"], right["round 1 a guess"]) == (2, 1, 1)
+    assert right["round 1 fairly sure"] == right["round 1 not said"] == 0
+
+
 def test_only_the_instructors_secret_steers_the_class(store):
     started, qid = a_class(store)
     code = started.code

@@ -21,6 +21,7 @@ from ln_core.formula.tokens import MAX_CHARS
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 ROUNDS = 2  # Peer Instruction: vote, discuss, vote again
+CONFIDENCE = ("a guess", "fairly sure", "sure")  # what a student may say with a vote
 MAX_COUNTDOWN_S = 600.0  # the longest countdown to the close of voting
 # The instructor's own question: characters of its title, prompt and each choice; choices.
 MAX_OWN_TITLE, MAX_OWN_PROMPT, MAX_OWN_OPTION, MAX_OWN_OPTIONS = 80, 400, 80, 5
@@ -112,6 +113,14 @@ def check_own(title: str, prompt: str, options: tuple[str, ...]) -> None:
                 f"{what} holds an invisible character (U+{ord(hidden):04X}), which could turn "
                 "the text around it on the class's screens; type it again without it."
             )
+
+
+def check_confidence(confidence: int | None) -> int | None:
+    if confidence is not None and not (
+        isinstance(confidence, int) and 0 <= confidence < len(CONFIDENCE)
+    ):
+        raise Refused("How sure you are is one of: " + ", ".join(CONFIDENCE) + ".")
+    return confidence
 
 
 def check_formula(text: str) -> str:

@@ -89,6 +89,7 @@ votes = Table(
     Column("browser", String(64), nullable=False),
     Column("option", Integer, nullable=False),
     Column("at", Float, nullable=False),
+    Column("confidence", Integer),  # how sure the student said they were (rules.CONFIDENCE)
     UniqueConstraint("round_id", "browser", name="one_vote_per_round"),
 )
 

@@ -63,6 +63,8 @@ from ui.live.schema import (
 
 _WRITE = "lnlab_write"
 MAX_CLASS = 2000  # students a class may expect
+# round -> per option, votes per confidence level (rules.CONFIDENCE), then those not said
+Sureness = dict[int, tuple[tuple[int, ...], ...]]
 NO_ANSWER = -1  # a question's answer column when none of its options is right
 # ms a SQLite statement waits for another writer: a vote takes a few ms, so a wait this long
 # is a file locked by something else, said within a second instead of freezing a click.
@@ -506,6 +508,29 @@ class Store:
             histogram = {} if current is None else self._histogram(conn, current)
             return Status(joined, current, counts, size.expected, bool(size.capped), histogram)
 
+    def sureness(self, code: str, secret: str) -> Sureness:
+        """How sure the votes for the current question were: round -> per option, the votes
+        per rules.CONFIDENCE level, then those that did not say."""
+        with self._read() as conn:
+            current = self._current(conn, self._own_class(conn, code, secret))
+            return {} if current is None else self._sureness(conn, current)
+
+    def _sureness(self, conn: Connection, question: Question) -> Sureness:
+        rows = conn.execute(
+            select(rounds.c.number, votes.c.option, votes.c.confidence, func.count())
+            .join(votes, votes.c.round_id == rounds.c.id)
+            .where(rounds.c.question_id == question.id)
+            .group_by(rounds.c.number, votes.c.option, votes.c.confidence)
+        ).all()
+        levels = len(rules.CONFIDENCE)
+        split = {
+            n: [[0] * (levels + 1) for _ in question.asked.options]
+            for n in range(1, question.round + 1)
+        }
+        for number, option, confidence, count in rows:
+            split[number][option][levels if confidence is None else confidence] += count
+        return {n: tuple(tuple(c) for c in per) for n, per in split.items()}
+
     def _counts(self, conn: Connection, question: Question) -> dict[int, tuple[int, ...]]:
         rows = conn.execute(
             select(rounds.c.number, votes.c.option, func.count())
@@ -551,6 +576,7 @@ class Store:
                     out += _typed_rows(number, row, self._histogram(conn, question))
                     continue
                 counts = self._counts(conn, question)
+                split = self._sureness(conn, question)
                 for index, option in enumerate(options):
                     out.append(
                         {
@@ -560,6 +586,11 @@ class Store:
                             "option": option,
                             "correct": index == row.answer,
                             **{f"round {n}": counts[n][index] for n in sorted(counts)},
+                            **{
+                                f"round {n} {level}": split[n][index][k]
+                                for n in sorted(split)
+                                for k, level in enumerate((*rules.CONFIDENCE, "not said"))
+                            },
                         }
                     )
             return out
@@ -673,14 +704,20 @@ class Store:
             histogram = self._histogram(conn, question) if question.revealed else None
             return Poll(glance, mine, None, my_formulas, histogram)
 
-    def vote(self, code: str, browser: str, question_id: int, round_no: int, option: int) -> None:
-        """Record one vote; returns only once it is committed (a student may rely on it)."""
+    def vote(
+        self, code: str, browser: str, question_id: int, round_no: int, option: int,
+        confidence: int | None = None,
+    ) -> None:  # fmt: skip
+        """Record one vote, with how sure the student said they were (an index of
+        rules.CONFIDENCE, or None); returns only once it is committed."""
+        rules.check_confidence(confidence)
 
         def check(current: Question) -> None:
             rules.check_option(option, list(current.asked.options))
 
         self._record(votes, "vote", code, browser, (question_id, round_no), check,
-                     "You have already voted in this round.", option=option)  # fmt: skip
+                     "You have already voted in this round.", option=option,
+                     confidence=confidence)  # fmt: skip
 
     def _record(
         self, table: Table, kind: str, code: str, browser: str, at: tuple[int, int],

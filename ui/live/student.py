@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ui.live import asking, connect, formulas, membership, tally, wake
-from ui.live.rules import Refused
+from ui.live.rules import CONFIDENCE, Refused
 from ui.live.store import Asked, Poll, Question, StoreUnavailable
 from ui.session import clicks
 
@@ -173,6 +173,8 @@ def _question(code: str, poll: Poll) -> None:
         # (its server process stopped): a Vote pressed there did not reach the class.
         st.warning(LOST, icon=":material/wifi_off:")
     drawn.add(key)
+    st.radio("How sure are you? (optional)", CONFIDENCE, index=None, horizontal=True,
+             key=f"live_sure_{question.id}_{question.round}")  # fmt: skip
     # The bar's timer can deliver this click twice (ui/session/clicks.py); the run of the first
     # delivery draws no Vote button, so the second finds this drawing already acted on.
     vote = clicks.once(f"live_vote_{question.id}_{question.round}", _vote, code, question.id,
@@ -208,9 +210,11 @@ def _vote(code: str, question_id: int, round_no: int, asked: Asked, key: str) ->
     picked = st.session_state.get(key)
     choice = asking.shown(asked, str(picked))
     text = ""
+    sure = st.session_state.get(f"live_sure_{question_id}_{round_no}")
     try:
         option = asked.options.index(picked)
-        connect.store().vote(code, connect.browser_id(), question_id, round_no, option)
+        confidence = CONFIDENCE.index(sure) if sure in CONFIDENCE else None
+        connect.store().vote(code, connect.browser_id(), question_id, round_no, option, confidence)
     except ValueError:
         text = "Choose one of the answers first."
     except Refused as err:

@@ -9,6 +9,7 @@ import math
 
 import plotly.graph_objects as go
 
+from ui.live.rules import CONFIDENCE
 from ui.live.store import Asked
 
 ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue
@@ -69,6 +70,18 @@ def moved(counts: dict[int, tuple[int, ...]], answer: int | None) -> str:
             share = f"{votes[answer]} of {total} right"
         shares.append(f"round {number}: {share}")
     return "; ".join(shares)
+
+
+def sure(split: tuple[tuple[int, ...], ...], names: list[str]) -> str:
+    """How sure the round's voters for each option said they were, in words (an option no one
+    chose is left out; a level no one said is not named)."""
+    levels = (*CONFIDENCE, "not said")
+    parts = []
+    for name, per in zip(names, split, strict=True):
+        said = ", ".join(f"{n} {level}" for n, level in zip(per, levels, strict=True) if n)
+        if said:
+            parts.append(f"{name}: {said}")
+    return "; ".join(parts)
 
 
 def results_csv(rows: list[dict[str, object]]) -> str:

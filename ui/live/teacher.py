@@ -124,10 +124,21 @@ def page() -> None:
                 # How the room moved first: the answer's explanation can run long in this
                 # column, and the projector's screen ends at 768 px.
                 st.caption(tally.moved(status.counts, asked.answer))
+                _sure(me, question)
                 if asked.answer is not None:
                     right = asking.shown(asked, asked.options[asked.answer])
                     st.success(f"The answer: {right}. {asked.explanation}")
     _controls(status)
+
+
+def _sure(me: membership.Membership, question: Question) -> None:
+    """How sure the last round's voters were, per option (only those who said so)."""
+    split = connect.shown(lambda: connect.store().sureness(me.code, me.secret))
+    if split and question.round in split:
+        names = [asking.shown(question.asked, option) for option in question.asked.options]
+        said = tally.sure(split[question.round], names)
+        if said:
+            st.caption(f"How sure, round {question.round}: {said}")
 
 
 def _heading(me: membership.Membership, asking: bool) -> None:
