@@ -382,12 +382,18 @@ def test_ending_the_class_asks_first(db, lab):
     assert Store(db).glance(me.code).ended
 
 
-def test_voting_closed_by_the_instructor_refuses_later_votes_under_the_question(db, lab, open_link):
+def _two_asked(db, lab, open_link):
+    """A class of two students, asked the current step's question: the instructor's
+    membership, the students, the store and the question."""
     me = _instructor(lab)
-    early, late = open_link({"join": me.code}), open_link({"join": me.code})
+    students = open_link({"join": me.code}), open_link({"join": me.code})
     lab.click("Ask")
     store = Store(db)
-    question = store.status(me.code, me.secret).question
+    return me, students, store, store.status(me.code, me.secret).question
+
+
+def test_voting_closed_by_the_instructor_refuses_later_votes_under_the_question(db, lab, open_link):
+    me, (early, late), store, question = _two_asked(db, lab, open_link)
     options = question.asked.options
     _vote(early, question, options[0])
     late.run()
@@ -478,11 +484,7 @@ def test_the_instructors_own_question_without_a_right_answer_and_a_refused_one(d
 
 
 def test_a_student_says_how_sure_they_are_and_the_reveal_shows_it_per_option(db, lab, open_link):
-    me = _instructor(lab)
-    sure, unsaid = open_link({"join": me.code}), open_link({"join": me.code})
-    lab.click("Ask")
-    store = Store(db)
-    question = store.status(me.code, me.secret).question
+    me, (sure, unsaid), store, question = _two_asked(db, lab, open_link)
     options = question.asked.options
     sure.run()
     sure.at.radio(key=f"live_sure_{question.id}_1").set_value("sure")
