@@ -11,6 +11,7 @@ import ui.server.browser_messages
 import ui.server.server_memory
 import ui.server.warmup  # then every heavy library, fully imported before a page runs
 import ui.session.way_out  # the buttons under a message about undefined inputs
+from pages.stepper import browser as stepper_browser
 from ui.lesson import guide
 from ui.live import connect, follow, membership
 from ui.session import presenter, reconnect, share, sidebar, state
@@ -44,6 +45,9 @@ PAGES = [
 ui.server.server_memory.note_run()
 state.ensure_defaults()
 share.load_link_once()
+# The step a student moved to in the Stepper's browser part arrives with whatever run comes
+# next, this page switch too: taken before the link is written or a class catches up.
+stepper_browser.adopt()
 hidden = st.session_state["hidden"]
 membership.restore()
 shown = [p for p in PAGES if p.url_path not in hidden]

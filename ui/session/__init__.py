@@ -1,7 +1,7 @@
 """The session and the widgets bound to it: every key and its binding (state), number fields
 (fields), the formula box (formula_box), the table editors and the list of hand edits (editors,
 edits), the vector picker (picker), the sidebar (sidebar), the gamma/beta switch
-(affine_control), the stepper's navigation row (step_nav), presenter mode (presenter), the link
+(affine_control), presenter mode (presenter), the link
 that shares a session (share), keeping a tab's view across a reconnect (reconnect) and a click
 that acts once however often Streamlit delivers it (clicks).
 

@@ -27,13 +27,6 @@ h2 { font-size: 1.7rem !important; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
 .st-key-stepper_nav { border-bottom: 2px solid #000; padding-bottom: 0.4rem; }
 [data-testid="stMainBlockContainer"] { padding: 3rem 1.2rem 3rem; }
-.st-key-stepper_nav { top: 3.75rem; }
-.st-key-graph_focused svg { max-width: 100%; height: auto; }
-.st-key-presenter_step [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
-.st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
-  min-width: 0; flex: 66 1 0 !important; }
-.st-key-presenter_step [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {
-  flex: 34 1 0 !important; }
 [data-testid="stMain"] h2 { padding-top: 0.2rem; }
 .st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
   width: auto; }
@@ -44,13 +37,10 @@ _HIDE_SIDEBAR = """
 [data-testid="stExpandSidebarButton"] { display: none !important; }
 """
 
-# Always on: the stepper's navigation row stays in view even outside presenter mode. Streamlit
-# wraps the row in a box exactly its height, which leaves it no room to stick: the wrapper is
-# dissolved so the row sticks within the page.
+# Always on: the stepper's key listener and its hidden step control take no room (the step's
+# head, its heading and buttons, sticks below the app's header: pages/stepper/walk.css).
 _STICKY_NAV = """
-.st-key-stepper_keys { position: absolute; width: 0; height: 0; overflow: hidden; }
-[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_nav) { display: contents; }
-.st-key-stepper_nav { position: sticky; top: 3.75rem; z-index: 990; background: #fff; }
+.st-key-stepper_keys, .st-key-stepper_channel { display: none; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
 # formulas wrap under each other before they get too narrow, and a link's or a metric's label
@@ -67,23 +57,6 @@ _NO_CLIPPING = """
   white-space: normal !important; overflow: visible !important;
 }
 """
-# Always on: the stepper's buttons keep their labels, and Jump to is wide enough for the longest
-# step's name, in one row. On a phone the row, stacked, would cover a quarter of the screen: it
-# scrolls with the page there.
-_NAV_ROW = """
-.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stButton"]) {
-  flex: 0 0 auto !important; width: auto !important; min-width: fit-content;
-}
-.st-key-stepper_nav [data-testid="stColumn"]:has([data-testid="stSelectbox"]) {
-  flex: 1 0 19.5em !important;
-}
-@media (min-width: 640px) {
-  .st-key-stepper_nav [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; }
-  .st-key-stepper_nav [data-testid="stColumn"] { min-width: 0; }
-}
-@media (max-width: 640px) { .st-key-stepper_nav { position: static; } }
-"""
-
 # ArrowRight / PageDown press Next and ArrowLeft / PageUp press Prev, as a presenter's clicker
 # sends them; on the last step Next leads on to the next page of the lesson (the guide's link),
 # on the first Prev back to the page before. Keys typed into a field or moving the slider are
@@ -102,7 +75,7 @@ function onKey(event) {
       + '[contenteditable="true"], [role="listbox"], [role="combobox"], [role="radiogroup"], '
       + '[role="switch"], [data-testid="stDataFrame"]')) return;
   const button = [...document.querySelectorAll('.st-key-stepper_nav button')]
-    .find(b => b.innerText.trim().endsWith(label));
+    .find(b => b.innerText.includes(label));
   if (!button) return;
   event.preventDefault();
   if (!button.disabled) { button.click(); return; }
@@ -150,7 +123,7 @@ _FIRST_SCREEN = """
 """
 
 _ALWAYS = (
-    f"{_STICKY_NAV}{_NO_CLIPPING}{_NAV_ROW}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}{_FIRST_SCREEN}"
+    f"{_STICKY_NAV}{_NO_CLIPPING}{_CONTRAST}{_HEADINGS}{_TOOLBAR_ROOM}{_FIRST_SCREEN}"
     f"{PHONE_TABLES_CSS}{SUMMARY_CSS}{NUMBERS_CSS}"
 )
 

@@ -125,8 +125,9 @@ SCHEMA: dict[str, Key] = {
         0, _P, "the output a one-hot dout puts its 1 on", whole(0, SIDEBAR["d"].high - 1)
     ),
     "step": Key(1, _P, "the stepper's step, 1 to 20", one_of(range(1, N_STEPS + 1))),
-    "step_prev": Key(None, _W, "the stepper's Prev button"),
-    "step_next": Key(None, _W, "the stepper's Next button"),
+    "step_browser_sent": Key(
+        None, _D, "the step last drawn into the Stepper's hidden control (pages/stepper/browser.py)"
+    ),
     "quiz": Key(False, _P, "predict before reveal on the stepper", _flag),
     "view_b": Key(0, _P, "the chosen row, or batch element", whole(0, SIDEBAR["n"].high - 1)),
     "view_t": Key(0, _P, "the chosen token of a batch element", whole(0, SIDEBAR["l"].high - 1)),
@@ -198,6 +199,7 @@ SCHEMA: dict[str, Key] = {
 # Keys made per item, by prefix.
 FAMILIES: dict[str, Key] = {
     "w_": Key(None, _W, "a widget's view of a sidebar or page key (see bound)"),
+    "stepper_walk": Key(None, _W, "the Stepper's browser part (pages/stepper/browser.py)"),
     "editor_": Key(None, _W, "a data editor's edits: editor_<array>_<editor_version>"),
     "phone_editor_": Key(None, _W, "the same array's editor on a phone: phone_editor_<...>"),
     "audit_entry_": Key(None, _W, "one audit formula's fold: audit_entry_<its place>"),
