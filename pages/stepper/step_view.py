@@ -21,23 +21,22 @@ from ui.draw.verdict_metric import verdict_metric
 __all__ = ["lines", "result_panel", "step_lines", "why_dx_sums_to_zero"]
 
 
-# Each step's lines are drawn once per run and shown with their step: walk.js marks the page
-# with the step it shows, and the browser's first paint shows the session's step. The rules
-# hide Streamlit's wrapper of each part, which would otherwise keep its gap on the page.
-_PART = '[data-testid="stLayoutWrapper"]:has(> .st-key-step_{kind}_{n})'
-
-
-def _shown(n: int, where: str) -> str:
-    return ", ".join(f"{where} {_PART.format(kind=kind, n=n)}" for kind in ("lines", "only"))
-
-
+# Each step's lines are drawn once per run, each part hidden but its step's: before walk.js
+# runs, the session's step (a rule keyed to the page); after, the step the browser shows
+# (walk.js sets its wrapper's own style). The rules hide Streamlit's wrapper of each part,
+# which would otherwise keep its gap on the page.
 _HIDDEN = (
     '[data-testid="stLayoutWrapper"]'
     ':has(> [class*="st-key-step_lines_"], > [class*="st-key-step_only_"])'
 )
-_SHOWN = "\n".join(
-    _shown(n, f'html[data-lnlab-step="{n}"]') + " { display: flex; }" for n in range(1, N_STEPS + 1)
-)
+
+
+def _first(n: int) -> str:
+    return ", ".join(
+        f"html:not([data-lnlab-walk]) "
+        f'[data-testid="stLayoutWrapper"]:has(> .st-key-step_{kind}_{n})'
+        for kind in ("lines", "only")
+    )
 
 
 def step_lines(number: int, cache: ln_core.Cache | None, answered: Callable[[int], bool]) -> None:
@@ -46,10 +45,7 @@ def step_lines(number: int, cache: ln_core.Cache | None, answered: Callable[[int
     without gamma or beta skips (None where the output is not defined). Before a quiz question
     is `answered`, only the forward line shows: the notes and the local derivative would give
     its answer away (step 8's "just under 1", step 17's "· 1")."""
-    first = _shown(number, "html:not([data-lnlab-step])")
-    st.html(
-        f"<style>{_HIDDEN} {{ display: none; }}\n{_SHOWN}\n{first} {{ display: flex; }}</style>"
-    )
+    st.html(f"<style>{_HIDDEN} {{ display: none; }}\n{_first(number)} {{ display: flex; }}</style>")
     for n in range(1, N_STEPS + 1):
         with st.container(key=f"step_lines_{n}"):
             lines(step(n), answered(n))

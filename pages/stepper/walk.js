@@ -56,16 +56,38 @@ function sendWhenHeld(n, tries = 0) {
   else requestAnimationFrame(() => sendWhenHeld(n, tries + 1));
 }
 
+// Each step's lines (typeset by Streamlit, pages/stepper/step_view.py) are shown by their
+// wrapper's own style: a rule keyed to the page would make the browser restyle the whole page.
+function showLines(n) {
+  for (const kind of ["lines", "only"]) {
+    const old = walk.shownLines?.[kind];
+    if (old) old.style.display = "";
+    const part = document.querySelector(`.st-key-step_${kind}_${n}`);
+    const wrapper = part && part.parentElement;
+    if (wrapper) wrapper.style.display = "flex";
+    walk.shownLines = { ...walk.shownLines, [kind]: wrapper };
+  }
+}
+
+// What the server and the address bar hear of a move waits until the step is drawn.
+const later = window.requestIdleCallback
+  ? (task) => window.requestIdleCallback(task, { timeout: 250 })
+  : (task) => setTimeout(task, 50);
+
 function go(n, fromServer = false) {
   n = clamp(n);
   const moved = walk.step !== n;
   walk.step = n;
-  document.documentElement.dataset.lnlabStep = String(n);
+  document.documentElement.dataset.lnlabWalk = "on";
   for (const render of walk.parts.values()) render(n);
+  showLines(n);
   if (fromServer || !moved) return;
-  tellChannel(n);
-  keepAddress(n);
-  if (walk.sync && walk.send) sendWhenHeld(n);
+  later(() => {
+    if (walk.step !== n) return;
+    tellChannel(n);
+    keepAddress(n);
+    if (walk.sync && walk.send) sendWhenHeld(n);
+  });
 }
 walk.go = go;
 
@@ -350,5 +372,6 @@ export default function (component) {
     walk.parts.clear();
     walk.server = null;
     walk.step = null;
+    walk.shownLines = null;
   };
 }

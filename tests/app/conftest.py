@@ -96,9 +96,30 @@ class Lab:
         return key
 
     def step_to(self, number: int) -> Lab:
-        """Put the stepper on step `number` through the shared state, as the buttons do."""
+        """Put the stepper on step `number` through the shared state, as a link or a class's
+        instructor does."""
         self.state["step"] = number
         return self.run()
+
+    def move_to(self, number: int) -> Lab:
+        """Step the Stepper as its browser part does: the step goes into the hidden control
+        (pages/stepper/browser.py) and arrives with the next run."""
+        self.state["w_step_browser"] = number
+        return self.run()
+
+    def walk(self) -> dict:
+        """What the Stepper gave its browser part: the twenty steps (pages/stepper/walk.py),
+        the drawings and the session's step."""
+        (component,) = [
+            e for e in self.at.main.get("bidi_component") if e.proto.id.endswith("stepper_walk")
+        ] or self.at.main.get("bidi_component")
+        proto = component.proto
+        return json.loads(proto.json if proto.WhichOneof("data") == "json" else proto.mixed.json)
+
+    def shown_step(self) -> dict:
+        """The walk's entry for the step the page opens on (the session's step)."""
+        walked = self.walk()
+        return walked["steps"][walked["step"] - 1]
 
     # -- widgets ------------------------------------------------------------------------------
 

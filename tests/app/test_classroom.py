@@ -13,7 +13,7 @@ import pytest
 import ln_core
 
 PRESENTER_RULE = "font-size: 21px"  # only in the presenter stylesheet
-STICKY_NAV = ".st-key-stepper_nav"  # in both stylesheets
+STICKY_NAV = ".st-key-stepper_channel"  # in both stylesheets
 QUIZ = "w_quiz_"
 PRESENTER = "w_presenter_"
 GAMMA_STEP = 13  # backward: dnormalized_x and dgamma: what doubling gamma does to dgamma
@@ -39,11 +39,12 @@ def test_presenter_toggle_injects_the_presenter_css_and_the_stepper_still_works(
     lab.open("Stepper")
     assert PRESENTER_RULE in _styles(lab)[0], "presenter mode lost on another page"
     assert lab.at.sidebar.toggle(key=PRESENTER).value is True
-    lab.click("Next").click("Next")
+    lab.move_to(2).move_to(3)
     lab.assert_clean()
     assert lab.state["step"] == 3
-    assert lab.subheaders()[0].startswith("Step 3 of 20")
-    assert lab.at.main.dataframe
+    assert lab.shown_step()["heading"].startswith("Step 3 of 20")
+    assert lab.walk()["presenter"] is True
+    assert _numbers_shown(lab)
 
     lab.at.sidebar.toggle(key=PRESENTER).set_value(False)
     lab.run()
@@ -57,6 +58,11 @@ def _quiz_on(lab, number: int):
     lab.assert_clean()
     assert lab.state["quiz"] is True
     return lab
+
+
+def _numbers_shown(lab) -> bool:
+    """The session's step carries its numbers to the browser (not locked behind a question)."""
+    return "locked" not in lab.shown_step() and bool(lab.shown_step()["blocks"])
 
 
 def _reveal_button(lab):
@@ -76,8 +82,9 @@ def _expected_answer(lab) -> str:
 
 def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
     _quiz_on(lab, GAMMA_STEP)
-    assert len(lab.desk_tables()) == 0
-    assert not [m for m in lab.at.main.metric if "analytic vs numerical" in m.label]
+    assert not _numbers_shown(lab)
+    assert not lab.shown_step().get("checks")
+    assert lab.walk()["sync"] is True  # each move asks its question at once
     radio = lab.at.main.radio(key=f"guess_{GAMMA_STEP}")
     assert radio.value is None
     assert list(radio.options) == ["double", "stay the same", "halve"]
@@ -86,15 +93,15 @@ def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
     radio.set_value(_expected_answer(lab))
     lab.run()
     assert not _reveal_button(lab).disabled
-    assert len(lab.desk_tables()) == 0, "a guess alone reveals the table"
+    assert not _numbers_shown(lab), "a guess alone reveals the numbers"
 
     lab.click("Reveal")
     lab.assert_clean()
     assert GAMMA_STEP in lab.state["revealed"]
-    assert len(lab.desk_tables()) > 0
+    assert _numbers_shown(lab)
     (success,) = lab.at.main.success
     assert success.value.startswith(f"Right: {_expected_answer(lab)}")
-    assert lab.at.main.metric[0].label == "dnormalized_x: analytic vs numerical"
+    assert " dnormalized_x " in lab.shown_step()["checks"][0]["line"]
 
 
 def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):
@@ -109,7 +116,7 @@ def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):
     errors = lab.errors("main")
     assert len(errors) == 1, errors
     assert f"the answer is {right}" in errors[0], errors[0]
-    assert len(lab.desk_tables()) > 0
+    assert _numbers_shown(lab)
 
 
 def test_a_revealed_step_stays_revealed_and_the_next_asks_again(lab):
@@ -117,23 +124,23 @@ def test_a_revealed_step_stays_revealed_and_the_next_asks_again(lab):
     lab.at.main.radio(key=f"guess_{GAMMA_STEP}").set_value("double")
     lab.run()
     lab.click("Reveal")
-    lab.click("Next")
+    lab.move_to(GAMMA_STEP + 1)
     assert lab.state["step"] == GAMMA_STEP + 1
-    assert len(lab.desk_tables()) == 0
+    assert not _numbers_shown(lab)
     assert _reveal_button(lab).disabled
-    lab.click("Prev")
-    assert len(lab.desk_tables()) > 0  # step 11 was revealed already
+    lab.move_to(GAMMA_STEP)
+    assert _numbers_shown(lab)  # revealed already
 
 
 def test_quiz_asks_on_forward_steps_too_and_then_shows_the_node(lab):
     _quiz_on(lab, 3)
-    assert len(lab.desk_tables()) == 0
+    assert not _numbers_shown(lab)
     radio = lab.at.main.radio(key="guess_3")
     radio.set_value(radio.options[0])
     lab.run()
     lab.click("Reveal")
     lab.assert_no_exception()
-    assert len(lab.desk_tables()) == 1
+    assert _numbers_shown(lab) and len(lab.shown_step()["blocks"]) == 1
 
 
 @pytest.mark.parametrize("guess_right", [True, False])
@@ -164,8 +171,12 @@ def test_on_a_merge_step_the_question_asks_which_path_dominates(lab, guess_right
     else:
         (error,) = lab.errors("main")
         assert f"the answer is {right}" in error
-    # Revealed: both contributions and their sum, then dx_sm.
-    assert len(lab.desk_tables()) >= 2
+    # Revealed: dx_sm, then both contributions it adds.
+    assert [b["title"].split(" ")[0:2] for b in lab.shown_step()["blocks"]] == [
+        ["dx_sm", "for"],
+        ["from", "normalized_x"],
+        ["from", "sq_xsm"],
+    ]
 
 
 # -- nothing on screen answers the question before its reveal ---------------------------------
@@ -181,8 +192,8 @@ def _captions(lab) -> list[str]:
 
 @pytest.mark.parametrize("number", [5, 8, 12, 13, 17, 18])
 def test_no_note_or_local_derivative_gives_the_answer_away_before_the_reveal(lab, number):
+    from pages.stepper.formulas import BACKWARD, FORWARD_NOTE
     from teaching.steps import step
-    from ui.draw.formulas import BACKWARD, FORWARD_NOTE
 
     node = step(number).node
     _quiz_on(lab, number)

@@ -1,4 +1,8 @@
-"""The stepper: twenty steps in order, and every way of moving between them."""
+"""The stepper: twenty steps in order, and how a step the browser moved to reaches the session.
+
+The browser steps through the twenty steps the page wrote out (pages/stepper/walk.py); its
+buttons, keys and slider are tested in tests/browser/test_stepper.py.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +26,11 @@ def _named(text: str, prefix: str) -> set[str]:
 
 
 def _assert_heading(lab, number: int) -> None:
+    """The step the page opens on is `number`, and its heading names its node and direction."""
     direction, node = EXPECTED[number - 1]
-    heading = lab.subheaders()[0]
+    walked = lab.walk()
+    assert walked["step"] == number, walked["step"]
+    heading = walked["steps"][number - 1]["heading"]
     assert f"Step {number} of 20" in heading, heading
     assert direction in heading, heading
     if direction == "forward":
@@ -32,88 +39,56 @@ def _assert_heading(lab, number: int) -> None:
         assert _named(heading, "d") == {node}, heading
 
 
-def _buttons(lab) -> dict[str, bool]:
-    """Prev and Next, label -> disabled."""
-    return {b.label: b.disabled for b in lab.at.main.button if b.label in ("Prev", "Next")}
+def _numbers_shown(entry: dict) -> bool:
+    return bool(entry.get("blocks")) and all(block["shown"] for block in entry["blocks"])
 
 
-def test_next_walks_all_twenty_steps_in_order(lab):
+def test_the_browser_gets_all_twenty_steps_in_order(lab):
     lab.open("Stepper")
     lab.assert_clean()
     _assert_heading(lab, 1)
-    assert _buttons(lab) == {"Prev": True, "Next": False}
-    for number in range(2, 21):
-        lab.click("Next")
+    walked = lab.walk()["steps"]
+    assert [entry["number"] for entry in walked] == list(range(1, 21))
+    for number, entry in enumerate(walked, start=1):
+        direction, node = EXPECTED[number - 1]
+        assert entry["node"] == node and entry["backward"] == (direction == "backward")
+        assert _numbers_shown(entry), f"step {number} shows no numbers"
+        assert entry["heading"].startswith(f"Step {number} of 20")
+    assert re.search(r"(?<!\w)dx(?!\w)", walked[-1]["heading"]), walked[-1]["heading"]
+
+
+def test_a_step_the_browser_moved_to_is_the_sessions_on_the_next_run(lab):
+    lab.open("Stepper")
+    for number in (2, 12, 11, 10, 20, 1):
+        lab.move_to(number)
         lab.assert_clean()
         assert lab.state["step"] == number
         _assert_heading(lab, number)
-        assert lab.at.main.dataframe, f"step {number} shows no table"
-    heading = lab.subheaders()[0]
-    assert re.search(r"(?<!\w)dx(?!\w)", heading), heading
-    assert _buttons(lab) == {"Prev": False, "Next": True}
+    assert lab.link()["step"] == "1"
 
 
 def test_last_step_checks_dsample_mean_and_dx(lab):
     lab.open("Stepper").step_to(20)
     lab.assert_clean()
-    checks = [m.label for m in lab.at.main.metric if "analytic vs numerical" in m.label]
-    assert checks == [
-        "dsample_mean: analytic vs numerical",
-        "dx: analytic vs numerical",
-    ]
-    assert all(m.value != "wrong" for m in lab.at.main.metric)
+    checks = lab.shown_step()["checks"]
+    lines = [check["line"] for check in checks]
+    assert len(lines) == 2 and " dsample_mean " in lines[0] and " dx " in lines[1], lines
+    assert all(check["status"] != "fail" for check in checks)
+    assert all(check["table"]["rows"] for check in checks)
 
 
-def test_prev_goes_back(lab):
-    lab.open("Stepper").step_to(12)
-    lab.click("Prev")
-    lab.assert_clean()
-    assert lab.state["step"] == 11
-    _assert_heading(lab, 11)
-    lab.click("Prev")
-    assert lab.state["step"] == 10
-    _assert_heading(lab, 10)
-
-
-def test_next_then_prev_returns_to_the_first_step(lab):
+def test_every_backward_step_has_a_one_line_verdict_and_forward_steps_none(lab):
     lab.open("Stepper")
-    lab.click("Next")
-    assert _buttons(lab)["Prev"] is False
-    lab.click("Prev")
-    lab.assert_clean()
-    _assert_heading(lab, 1)
-    assert _buttons(lab)["Prev"] is True
-
-
-def test_slider_moves_the_step(lab):
-    lab.open("Stepper")
-    lab.widget("slider", "Step").set_value(7)
-    lab.run()
-    lab.assert_clean()
-    assert lab.state["step"] == 7
-    _assert_heading(lab, 7)
-    assert lab.widget("selectbox", "Jump to").value == 7
-
-
-def test_jump_to_moves_the_step(lab):
-    lab.open("Stepper")
-    lab.widget("selectbox", "Jump to").set_value(15)
-    lab.run()
-    lab.assert_clean()
-    assert lab.state["step"] == 15
-    _assert_heading(lab, 15)
-    assert lab.widget("slider", "Step").value == 15
-    # The buttons move on from where the jump landed.
-    lab.click("Next")
-    _assert_heading(lab, 16)
+    for entry in lab.walk()["steps"]:
+        assert bool(entry["checks"]) == entry["backward"], entry["number"]
+        for check in entry["checks"]:
+            assert "\n" not in check["line"] and "relative error" in check["line"]
+            assert check["why"]
 
 
 def test_step_survives_a_page_switch(lab):
     lab.open("Stepper")
-    for _ in range(3):
-        lab.click("Next")
-    lab.widget("slider", "Step").set_value(13)
-    lab.run()
+    lab.move_to(13)
     _assert_heading(lab, 13)
     lab.open("Inputs")
     lab.assert_clean()
@@ -121,15 +96,24 @@ def test_step_survives_a_page_switch(lab):
     lab.assert_clean()
     assert lab.state["step"] == 13
     _assert_heading(lab, 13)
-    assert lab.widget("slider", "Step").value == 13
-    assert lab.widget("selectbox", "Jump to").value == 13
+
+
+def test_a_step_moved_to_just_before_a_page_switch_is_kept(lab):
+    """The hidden control's value arrives with the page switch itself (app.py adopts it)."""
+    lab.open("Stepper")
+    lab.state["w_step_browser"] = 9
+    lab.open("Inputs")
+    assert lab.state["step"] == 9
+    assert lab.link()["step"] == "9"
 
 
 def test_one_vector_walks_all_twenty_steps(lab):
     lab.set_sidebar("shape_kind", "vector")
     lab.open("Stepper")
-    for number in range(1, 21):
-        lab.step_to(number)
+    lab.assert_clean()
+    assert all(_numbers_shown(entry) for entry in lab.walk()["steps"])
+    for number in (1, 11, 20):
+        lab.move_to(number)
         lab.assert_clean()
         _assert_heading(lab, number)
 
@@ -138,45 +122,37 @@ def test_token_batch_walks_all_twenty_steps(lab):
     lab.set_sidebar("shape_kind", "tokens")
     assert lab.state["x"].ndim == 3
     lab.open("Stepper")
-    for number in range(1, 21):
-        lab.step_to(number)
+    lab.assert_clean()
+    assert all(_numbers_shown(entry) for entry in lab.walk()["steps"])
+    for number in (1, 11, 20):
+        lab.move_to(number)
         lab.assert_clean()
         _assert_heading(lab, number)
 
 
-def _current_lines(dot: str) -> list[str]:
-    """The node statements drawn with the thick border of the current step."""
-    return [line.strip() for line in dot.splitlines() if "penwidth=3" in line]
+def _current(entry: dict) -> list[str]:
+    """The boxes the step lights as its own (and x where the last step finishes dx)."""
+    return [n for n, status in entry["status"].items() if status in ("current", "finished")]
 
 
 @pytest.mark.parametrize("number", [1, 5, 10, 11, 19])
 def test_stepper_graph_highlights_the_current_node(lab, number):
-    lab.open("Stepper").step_to(number)
-    lab.assert_clean()
-    dot = lab.graph()
+    lab.open("Stepper")
+    entry = lab.walk()["steps"][number - 1]
     node = NODE_NAMES[number - 1] if number <= 10 else NODE_NAMES[20 - number]
-    lines = _current_lines(dot)
-    assert len(lines) == 1, lines
-    assert re.match(rf"{node} \[", lines[0]), (node, lines)
-    assert 'fillcolor="#ffe066"' in lines[0]
-    assert dot.count('fillcolor="#ffe066"') == 1
+    assert _current(entry) == [node]
 
 
 def test_stepper_graph_changes_with_the_step(lab):
     lab.open("Stepper")
-    first = lab.graph()
-    lab.click("Next")
-    second = lab.graph()
-    assert first != second
-    assert _current_lines(first)[0].startswith("sample_mean [")
-    assert _current_lines(second)[0].startswith("x_sm [")
+    first, second = lab.walk()["steps"][:2]
+    assert _current(first) == ["sample_mean"] and _current(second) == ["x_sm"]
+    assert first["active"] != second["active"]
 
 
 def test_stepper_last_step_also_highlights_x(lab):
-    lab.open("Stepper").step_to(20)
-    lab.assert_clean()
-    lines = _current_lines(lab.graph())
-    assert [line.split(" ")[0] for line in lines] == ["sample_mean", "x"]
+    lab.open("Stepper")
+    assert _current(lab.walk()["steps"][19]) == ["sample_mean", "x"]
 
 
 def _frame_formats(frame) -> dict:
