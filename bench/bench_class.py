@@ -42,7 +42,7 @@ from sqlalchemy import create_engine, select
 
 from bench.bench_load import percentile, tree_cpu_seconds
 from bench.results import table, write_result
-from bench.ws_client import ProtocolError, RunResult, Session, widget_state
+from bench.ws_client import ProtocolError, RunResult, Session, step_forward, widget_state
 from deploy.replicas import Replicas
 from ui.live.schema import classes, questions, rounds, votes
 
@@ -270,11 +270,19 @@ async def join_class(students: list[Student], code: str, window: float) -> list[
     return [s for s in students if s.bar]
 
 
+async def teacher_step(teacher: Session) -> RunResult:
+    """The instructor's Stepper moves on one step, as its browser part tells the server."""
+    moved = step_forward(teacher)
+    if moved is None:
+        raise ProtocolError("missing_widget", f"no next step on {teacher.current_page!r}")
+    return await teacher.rerun(None, [moved])
+
+
 async def next_step(teacher: Session, step: int, published: dict[int, float]) -> None:
-    """The instructor clicks Next on the Stepper, to `step`."""
-    # Timed from the click: students may see the step before the instructor's run ends.
+    """The instructor moves the Stepper on to `step` (its browser part tells the server)."""
+    # Timed from the move: students may see the step before the instructor's run ends.
     published[step] = time.monotonic()
-    result = await teacher_click(teacher, "Next")
+    result = await teacher_step(teacher)
     if STEP.search(result.query_string).group(1) != str(step):
         raise ProtocolError("no_effect", f"Next did not reach step {step}")
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from bench.lab_pages import lab_pages
 from bench.results import table, write_result
-from bench.ws_client import ProtocolError, RunResult, Session, widget_state
+from bench.ws_client import ProtocolError, RunResult, Session, step_forward, widget_state
 from deploy.replicas import replica_count, usable_cores
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -217,7 +217,12 @@ async def act(session: Session, action: str, pages: list[str], rng: random.Rando
         return await session.rerun(rng.choice(pages), query_string="")
     if action == "stepper":
         return await session.rerun("stepper", query_string="")
-    label, value = ("Next", True) if action == "next" else ("Random seed", rng.randrange(10**6))
+    if action == "next":
+        moved = step_forward(session)
+        if moved is None:
+            raise ProtocolError("missing_widget", f"no next step on {session.current_page!r}")
+        return await session.rerun(None, [moved])
+    label, value = "Random seed", rng.randrange(10**6)
     widget = session.widgets.get(label)
     if widget is None:
         raise ProtocolError("missing_widget", f"{label!r} on {session.current_page!r}")
@@ -249,12 +254,11 @@ async def run_phase(port: int, pids: list[int], setup: Setup, options: Options) 
             if due >= end:
                 return
             await asyncio.sleep(max(0.0, due - time.monotonic()))
-            nxt = session.widgets.get("Next")
             action = next_action(
                 options.scenario,
                 turn,
                 session.current_page == "stepper",
-                nxt is not None and not nxt.proto.disabled,
+                step_forward(session) is not None,
             )
             try:
                 if session.ws is None:

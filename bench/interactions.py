@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from streamlit.testing.v1 import AppTest
 
+from pages.stepper.browser import CHANNEL
+from teaching.steps import N_STEPS
+
 
 @dataclass(frozen=True)
 class Interaction:
@@ -28,16 +31,22 @@ class Interaction:
     nested: bool = False  # in the fragment inside the page's fragment, which reruns alone
 
 
-def clicked(label: str) -> Callable[[AppTest], object]:
-    return lambda at: next(b for b in at.button if b.label == label).click()
-
-
 def toggled(key: str, on: bool) -> Callable[[AppTest], object]:
     return lambda at: at.toggle(key=key).set_value(on)
 
 
 def typed(key: str, text: str) -> Callable[[AppTest], object]:
     return lambda at: at.text_input(key=key).input(text)
+
+
+def moved(delta: int) -> Callable[[AppTest], object]:
+    """The Stepper's browser part moved `delta` steps: its hidden control (pages/stepper/
+    browser.py) carries the step to the run that comes next."""
+
+    def move(at: AppTest) -> None:
+        at.session_state[CHANNEL] = min(N_STEPS, max(1, at.session_state["step"] + delta))
+
+    return move
 
 
 def chosen(key: str, value: str) -> Callable[[AppTest], object]:
@@ -50,8 +59,8 @@ def picked(key: str, value: str) -> Callable[[AppTest], object]:
 
 
 INTERACTIONS: tuple[Interaction, ...] = (
-    Interaction("stepper", "Next", clicked("Next")),
-    Interaction("stepper", "Prev", clicked("Prev")),
+    Interaction("stepper", "Next (the browser's step, sent with a run)", moved(1)),
+    Interaction("stepper", "Prev (the browser's step, sent with a run)", moved(-1)),
     Interaction("stepper", "Predict before reveal on", toggled("w_quiz_", True)),
     Interaction("stepper", "Predict before reveal off", toggled("w_quiz_", False)),
     # A page's nested clicks come last: after a nested fragment's rerun AppTest holds that

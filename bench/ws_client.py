@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import time
 from collections.abc import Coroutine
@@ -47,6 +48,9 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from pages.stepper.browser import CHANNEL_LABEL as STEP_CONTROL
+from teaching.steps import N_STEPS
 
 HOST = "127.0.0.1"  # loopback only, always
 STREAM_PATH = "/_stcore/stream"
@@ -121,9 +125,24 @@ def widget_state(widget: Widget, value: Any) -> WidgetState:
         state.double_value = float(value)
     elif widget.type in ("text_input", "text_area"):
         state.string_value = str(value)
+    elif widget.type == "button_group":
+        state.string_array_value.data.append(str(value))  # one chosen option, as shown
     else:
         raise ValueError(f"widget_state does not know how to set a {widget.type}")
     return state
+
+
+STEP = re.compile(r"(?:^|&)step=(\d+)")
+
+
+def step_forward(session: Session) -> WidgetState | None:
+    """What a browser sends when its Stepper moves on one step (pages/stepper/browser.py): the
+    hidden step control holding the next step; None where there is no next step."""
+    control = session.widgets.get(STEP_CONTROL)
+    found = STEP.search(session.query_string or "")
+    if control is None or found is None or int(found.group(1)) >= N_STEPS:
+        return None
+    return widget_state(control, int(found.group(1)) + 1)
 
 
 @dataclass
@@ -336,5 +355,10 @@ class Session:
             texts.append(body.body)
         elif element_type in ("markdown", "heading"):
             texts.append(body.body)
+        elif element_type == "bidi_component" and body.WhichOneof("data") == "json":
+            # The Stepper's browser part: the heading of the step it opens on.
+            walk = json.loads(body.json)
+            if isinstance(walk, dict) and "steps" in walk:
+                texts.append(walk["steps"][walk["step"] - 1]["heading"])
         if getattr(body, "id", "") and getattr(body, "label", ""):
             widgets[body.label] = Widget(element_type, body)

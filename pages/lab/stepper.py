@@ -28,8 +28,14 @@ from ui.session.picker import pick_vector
 
 s = st.session_state
 
-# The page's h1; on a projector it steps out of sight for the step's own heading.
-st.container(key="stepper_title").title("Stepper")
+# The page's h1 and its idea; on a projector they step out of sight for the step's heading.
+with st.container(key="stepper_title"):
+    st.title("Stepper")
+    st.caption(
+        "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on "
+        "the way back. Watch the lit node: its line, its numbers, and whether its gradient "
+        "checks out."
+    )
 caps.enforce("stepper")
 
 
@@ -53,14 +59,19 @@ def one_step() -> None:
         # The screen's order: the step (drawn last, once the vector is chosen), then the
         # switches, then what is one click away.
         essentials = st.container(key="step_essentials")
-        with st.container(key="step_switches"):
+        quiz, affine, vector = st.container(key="step_switches").columns(
+            [2, 3, 4], vertical_alignment="bottom"
+        )
+        with quiz:
             st.toggle(
                 "Predict before reveal",
                 help="Each step first asks a question you can reason out from the steps before "
                 "it; its numbers appear after your guess.",
                 **state.bound("quiz"),
             )
+        with affine:
             affine_control.draw()
+        with vector:
             index = pick_vector(inputs.x.shape)
         with essentials:
             undefined = the_walk(inputs, index)
@@ -70,10 +81,26 @@ def one_step() -> None:
             last_step(inputs, index)
         else:
             undefined_output(undefined)
-        notebook_expander(
-            "jupyter_stepper",
-            lambda: View(inputs, s["preset"], share.current_link(view=view)),
-        )
+        notebook, names = st.columns(2)
+        with notebook:
+            notebook_expander(
+                "jupyter_stepper",
+                lambda: View(inputs, s["preset"], share.current_link(view=view)),
+            )
+        with names:
+            glossary_expander(
+                (
+                    *NODE_NAMES,
+                    "x",
+                    "gamma",
+                    "beta",
+                    "eps",
+                    "dout",
+                    "keepdims",
+                    "broadcast",
+                    "staged",
+                )
+            )
 
 
 def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
@@ -179,10 +206,3 @@ def undefined_output(err: ValueError) -> None:
 
 
 stepper()
-st.caption(
-    "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on the "
-    "way back, with the local derivative it uses and a numerical check of every gradient."
-)
-glossary_expander(
-    (*NODE_NAMES, "x", "gamma", "beta", "eps", "dout", "keepdims", "broadcast", "staged")
-)

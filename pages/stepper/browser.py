@@ -18,6 +18,7 @@ from teaching.steps import N_STEPS
 
 _HERE = Path(__file__).parent
 CHANNEL = "w_step_browser"  # the hidden control's key: a widget's view of "step"
+CHANNEL_LABEL = "The step the browser shows"
 SENT = "step_browser_sent"
 
 WALK = st.components.v2.component(
@@ -49,7 +50,7 @@ def channel() -> None:
     s[CHANNEL] = s[SENT] = s["step"]
     with st.container(key="stepper_channel"):
         st.segmented_control(
-            "The step the browser shows",
+            CHANNEL_LABEL,
             list(range(1, N_STEPS + 1)),
             key=CHANNEL,
             on_change="ignore",

@@ -311,23 +311,36 @@ function numbersPart(root) {
       const status = check.status.replace(/\W+/g, "-");
       parts.push(el("p", { class: `lnlab-verdict lnlab-${status} lnlab-essential` }, check.line));
     }
-    s.blocks.forEach((block, b) => {
-      const box = el("div", { class: b === 0 ? "lnlab-block lnlab-essential" : "lnlab-block" });
-      box.append(el("div", { class: "lnlab-title" }, block.title));
+    const cellsOf = (block) => {
       const cells = el("div", { class: "lnlab-cells" });
       block.shown.slice(0, walk.shownEntries).forEach((text, j) => {
         cells.append(el("span", { class: "lnlab-cell", title: `[${j}] ${block.full[j]}` }, text));
       });
       if (block.shown.length > walk.shownEntries) {
-        cells.append(el("span", { class: "lnlab-more" }, `+${block.shown.length - walk.shownEntries} more under "${s.rows.title}"`));
+        const more = block.shown.length - walk.shownEntries;
+        cells.append(el("span", { class: "lnlab-more" }, `+${more} more under "Every vector"`));
       }
-      box.append(cells);
-      parts.push(box);
-    });
+      return cells;
+    };
+    const blockOf = (block, cls) => {
+      const box = el("div", { class: cls });
+      box.append(el("div", { class: "lnlab-title" }, block.title), cellsOf(block));
+      return box;
+    };
+    // The node's own numbers on screen; what a merge adds up and the parameters' gradients
+    // one click away.
+    parts.push(blockOf(s.blocks[0], "lnlab-block lnlab-essential"));
     const folds = el("div", { class: "lnlab-folds" });
-    folds.append(folded(s.rows.title, () => table(s.rows.table)));
+    if (s.blocks.length > 1) {
+      folds.append(folded(s.more, () => {
+        const box = el("div");
+        for (const block of s.blocks.slice(1)) box.append(blockOf(block, "lnlab-block"));
+        return box;
+      }));
+    }
+    folds.append(folded(`Every vector: ${s.rows.title}`, () => table(s.rows.table)));
     for (const check of s.checks) {
-      folds.append(folded(`The check's numbers and why: ${check.line.split(":")[1] || ""}`.trim(), () => {
+      folds.append(folded(`The check of ${check.name}: its numbers, and why`, () => {
         const box = el("div");
         box.append(el("p", {}, check.why), table(check.table));
         return box;

@@ -103,6 +103,7 @@ def _verdict(numbers: Numbers, node: str) -> dict:
         numbers.hint,
     )
     return {
+        "name": f"d{node}",
         "status": verdict.status,
         "line": f"{MARKS[verdict.status]} {verdict.status}: d{node} {SAYS[verdict.status]} "
         f"(relative error {result.rel_error:.2e})",
@@ -124,7 +125,7 @@ def _forward(node: str, value: np.ndarray, index: tuple[int, ...]) -> dict:
     return {
         "blocks": [_block(title, value[index])],
         "checks": [],
-        "rows": {"title": f"{node}: every vector", "table": _rows(value)},
+        "rows": {"title": node, "table": _rows(value)},
     }
 
 
@@ -140,14 +141,18 @@ def _backward(current: Step, numbers: Numbers) -> dict:
             _block(f"{label} ({vector_name(index)})", getattr(grads, field)[index])
             for label, field in shown
         ]
+    more = (
+        "Where it comes from: both paths' parts" if node in MERGES else "The parameters' gradient"
+    )
     if node == "normalized_x" and grads.dgamma is not None:
         blocks.append(_block("dgamma: summed over every vector", grads.dgamma))
     if node == "gx" and grads.dbeta is not None:
         blocks.append(_block("dbeta: summed over every vector", grads.dbeta))
     return {
         "blocks": blocks,
+        "more": more,
         "checks": [_verdict(numbers, checked) for checked in current.checked],
-        "rows": {"title": f"d{node}: every vector", "table": _rows(gradient)},
+        "rows": {"title": f"d{node}", "table": _rows(gradient)},
     }
 
 

@@ -121,6 +121,10 @@ class Lab:
         walked = self.walk()
         return walked["steps"][walked["step"] - 1]
 
+    def step_numbers(self) -> np.ndarray:
+        """The first numbers the Stepper shows at its step (every digit, as on hover)."""
+        return np.array([float(v) for v in self.shown_step()["blocks"][0]["full"]])
+
     # -- widgets ------------------------------------------------------------------------------
 
     def sidebar(self, key: str) -> Any:

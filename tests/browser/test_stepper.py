@@ -1,6 +1,15 @@
-"""Clicking Next walks the stepper through all twenty steps."""
+"""The Stepper in a real browser: every way of moving answers without a server run, hovering a
+node shows its numbers, and each step is one screen (pages/stepper/walk.js, walk.css).
+
+The essential block of a step: its heading, the Prev/Next row, the graph with the node lit,
+the verdict of its check and the node's numbers for the chosen vector (what walk.js marks
+.lnlab-essential), and on a desk or a projector also its line and local derivative (the lines
+Streamlit typesets, shown with the step).
+"""
 
 from __future__ import annotations
+
+import statistics
 
 import lnlab_browser_kit as kit
 import pytest
@@ -8,63 +17,150 @@ import pytest
 pytestmark = pytest.mark.browser
 
 STEP = r"^Step \d+ of 20"
-SCREENSHOT_STEPS = (10, 11, 20)
+SCREENSHOT_STEPS = (1, 8, 17, 20)
+DESK = ("desk", {"width": 1440, "height": 900}, "")
+PROJECTOR = ("projector", {"width": 1024, "height": 768}, "presenter=1")
+PHONE = ("phone", {"width": 390, "height": 844}, "")
+
+_HEADING = "() => document.querySelector('.lnlab-heading').innerText"
+# Where the step's essentials end, and how tall the page is with its folds closed.
+_LAYOUT = """
+(withLines) => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const parts = [...document.querySelectorAll('.lnlab-essential')]
+    .filter(e => e.getBoundingClientRect().height > 0);
+  if (withLines) {
+    const step = document.documentElement.dataset.lnlabWalk &&
+      document.querySelector('.lnlab-heading').innerText.match(/Step (\\d+)/)[1];
+    parts.push(document.querySelector(`.st-key-step_lines_${step}`));
+  }
+  const bottoms = parts.map(e => [e.className.baseVal ?? e.className,
+                                   e.getBoundingClientRect().bottom]);
+  return {bottoms, height: main.scrollHeight, wide: document.documentElement.scrollWidth};
+}
+"""
 
 
-def test_next_walks_all_twenty_steps(page, server):
-    kit.open_page(page, server, "stepper")
-    main = kit.main(page)
-    next_button = main.locator('[data-testid="stButton"] button').filter(has_text="Next")
-    prev_button = main.locator('[data-testid="stButton"] button').filter(has_text="Prev")
-    assert kit.heading(page, "h2", STEP).startswith("Step 1 of 20 · forward")
-    assert prev_button.is_disabled() and next_button.is_enabled()
-
-    for number in range(2, 21):
-        kit.rerun_after(page, next_button.click)
-        header = kit.heading(page, "h2", STEP)
-        assert header.startswith(f"Step {number} of 20 "), header
-        assert ("backward" in header) == (number > 10), header
-        found = kit.problems(page) + kit.errors(page.locator("body"))
-        assert not found, f"step {number}: {found}\nserver log:\n{server.log_tail()}"
-        if number in SCREENSHOT_STEPS:
-            kit.screenshot(page, f"stepper_step_{number}")
-
-    assert header.startswith("Step 20 of 20"), header
-    assert header.endswith("dx"), header
-    assert next_button.is_disabled(), "Next is still enabled on the last step"
-    assert prev_button.is_enabled()
-    kit.screenshot_bottom(page, "stepper_step_20_bottom")
+def _runs(page) -> int:
+    return page.evaluate("window.__lnlabChanges")
 
 
-def test_prev_and_next_stay_in_view_on_a_long_step(page, server):
-    """ui/session/presenter.py makes the navigation row sticky: Next and Prev never scroll away."""
-    kit.open_page(page, server, "stepper")
-    jump = kit.main(page).locator('[data-testid="stSelectbox"]').filter(has_text="Jump to")
-    jump.click()
-    kit.rerun_after(page, page.get_by_role("option", name="20. ", exact=False).last.click)
-    assert kit.heading(page, "h2", STEP).startswith("Step 20 of 20"), "the jump did not land"
-    main = kit.main(page)
-    scrollable = main.evaluate("e => e.scrollHeight - e.clientHeight")
-    assert scrollable > 300, f"step 20 is too short to test scrolling ({scrollable} px)"
-    path = kit.screenshot_bottom(page, "stepper_nav_scrolled")
-    main.evaluate("e => { e.scrollTop = e.scrollHeight; }")
-    page.wait_for_timeout(300)
-    for label in ("Prev", "Next"):
-        button = main.locator('[data-testid="stButton"] button').filter(has_text=label)
-        assert _unobstructed(page, button), (
-            f"{label} scrolled out of view at the bottom of step 20 (see {path})"
-        )
+def _step(page) -> str:
+    return page.evaluate(_HEADING)
 
 
-def _unobstructed(page, button) -> bool:
-    """The button's centre is inside the viewport and the topmost element there is the button."""
-    box = button.bounding_box()
-    if box is None:
-        return False
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    if not (0 <= x < kit.VIEWPORT["width"] and 0 <= y < kit.VIEWPORT["height"]):
-        return False
-    return button.evaluate(
-        "(b, [x, y]) => { const top = document.elementFromPoint(x, y); return b.contains(top); }",
-        [x, y],
+def _wait_step(page, number: int) -> None:
+    page.wait_for_function(
+        "(n) => document.querySelector('.lnlab-heading').innerText.startsWith(`Step ${n} of`)",
+        arg=number,
+        timeout=10_000,
     )
+
+
+@pytest.fixture
+def tab(browser, request):
+    name, viewport, query = getattr(request, "param", DESK)
+    page = kit.new_tab(browser, viewport)
+    page.lnlab_view = (name, viewport, query)
+    yield page
+    page.context.close()
+
+
+def _open(tab, server, extra: str = "") -> None:
+    _, _, query = tab.lnlab_view
+    parts = "&".join(q for q in (query, extra) if q)
+    kit.open_page(tab, server, f"stepper?{parts}" if parts else "stepper")
+    tab.wait_for_selector(".lnlab-heading")
+    assert not kit.problems(tab), kit.problems(tab)
+
+
+def test_next_prev_slider_jump_and_a_node_answer_without_the_server(tab, server):
+    _open(tab, server)
+    main = kit.main(tab)
+    nav = main.locator(".st-key-stepper_nav")
+    next_button = nav.locator("button").filter(has_text="Next")
+    prev_button = nav.locator("button").filter(has_text="Prev")
+    assert _step(tab).startswith("Step 1 of 20 · forward")
+    assert prev_button.is_disabled() and next_button.is_enabled()
+    runs = _runs(tab)
+    for number in range(2, 21):
+        next_button.click()
+        _wait_step(tab, number)
+        assert ("backward" in _step(tab)) == (number > 10), _step(tab)
+    assert _step(tab).endswith("dx") and next_button.is_disabled() and prev_button.is_enabled()
+    prev_button.click()
+    _wait_step(tab, 19)
+    nav.locator("select").select_option("7")
+    _wait_step(tab, 7)
+    nav.locator('input[type="range"]').fill("15")
+    _wait_step(tab, 15)
+    # A click on a node goes to its step, in the direction the walk is going (backward here).
+    main.locator('.lnlab-whole .lnlab-node[data-node="sqrt_sve"]').click()
+    _wait_step(tab, 15)
+    main.locator('.lnlab-whole .lnlab-node[data-node="gx"]').click()
+    _wait_step(tab, 12)
+    tab.wait_for_timeout(600)  # what the server hears of the moves waits for an idle moment
+    assert _runs(tab) == runs, "a step ran the server's script"
+    assert "step=12" in tab.url, "the address bar's link does not hold the step"
+    # The next run, whatever starts it, takes the browser's step as the session's.
+    kit.rerun_after(
+        tab, lambda: main.locator("p").filter(has_text="Predict before reveal").first.click()
+    )
+    _wait_step(tab, 12)
+    assert "step=12" in tab.url
+    assert not kit.problems(tab) + kit.errors(tab.locator("body"))
+
+
+def test_hovering_a_node_shows_its_shape_and_numbers(tab, server):
+    _open(tab, server, "step=12")
+    node = kit.main(tab).locator('.lnlab-whole .lnlab-node[data-node="out"]')
+    node.hover()
+    tip = kit.main(tab).locator(".lnlab-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert "10. out" in text and "shape (" in text, text
+    assert "value (row 0):" in text and "gradient:" in text, text
+    pending = kit.main(tab).locator('.lnlab-whole .lnlab-node[data-node="sample_mean"]')
+    pending.hover()
+    assert "gradient" not in tip.inner_text()  # step 12 has not reached dsample_mean
+
+
+def test_a_step_survives_a_reload_through_the_address(tab, server):
+    _open(tab, server)
+    kit.main(tab).locator(".st-key-stepper_nav select").select_option("9")
+    _wait_step(tab, 9)
+    tab.wait_for_function("() => location.search.includes('step=9')")
+    tab.reload()
+    tab.wait_for_selector(".lnlab-heading")
+    _wait_step(tab, 9)
+
+
+@pytest.mark.parametrize(
+    "tab", [DESK, PROJECTOR, PHONE], ids=["desk", "projector", "phone"], indirect=True
+)
+def test_every_step_is_one_screen(tab, server):
+    name, viewport, _ = tab.lnlab_view
+    _open(tab, server)
+    select = kit.main(tab).locator(".st-key-stepper_nav select")
+    heights, late = [], []
+    for number in range(1, 21):
+        select.select_option(str(number))
+        _wait_step(tab, number)
+        tab.wait_for_timeout(50)
+        found = tab.evaluate(_LAYOUT, name != "phone")
+        late += [
+            (number, part, round(bottom))
+            for part, bottom in found["bottoms"]
+            if bottom > viewport["height"]
+        ]
+        heights.append(found["height"])
+        assert found["wide"] <= viewport["width"], f"step {number} scrolls sideways"
+        if number in SCREENSHOT_STEPS:
+            kit.screenshot(
+                tab, f"stepper_{name}_{viewport['width']}x{viewport['height']}_step_{number}"
+            )
+    assert not late, f"below the first screen at {viewport}: {late}"
+    if name != "phone":
+        screens = statistics.median(heights) / viewport["height"]
+        tab.lnlab_screens = screens
+        print(f"{name}: median page height {statistics.median(heights)} px = {screens:.2f} screens")

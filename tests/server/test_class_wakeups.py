@@ -3,7 +3,7 @@
 Over Streamlit's websocket protocol, as a browser would speak it: the instructor's Next reaches
 a following student as a run the student's tab did not ask for (the Stepper's fragment alone),
 a student exploring on their own is left where they are, and a question reaches everyone's
-class bar; the instructor's publishing timer, carrying the Stepper's slider as the browser last
+class bar; the instructor's publishing timer, carrying the Stepper's hidden step control as the browser last
 drew it, does not send the class back a step. One process and a SQLite store in the test's
 folder.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import re
 
-from bench.bench_class import CODE, teacher_click
+from bench.bench_class import CODE, teacher_click, teacher_step
 from bench.local_server import LocalServer
-from bench.ws_client import RunResult, Session, run_blocking, widget_state
+from bench.ws_client import STEP_CONTROL, RunResult, Session, run_blocking, widget_state
 from ui.live.store import Store
 
 STEP = re.compile(r"(?:^|&)step=(\d+)")
@@ -47,13 +47,14 @@ async def _class(port: int, store: Store) -> None:
     stopped = await explorer.rerun(fragment_id=bar, widget_states=[stop])
     assert any("exploring on your own" in t for t in stopped.texts)
 
-    slider = teacher.widgets["Step"]  # at step 1, as the instructor's browser drew it
-    await teacher_click(teacher, "Next")
+    channel = teacher.widgets[STEP_CONTROL]  # at step 1, as the instructor's browser drew it
+    await teacher_step(teacher)
     published = store.glance(code).follow
     # A browser sends every widget's value with every run: the sidebar's 1 s timer, sent
-    # before the browser showed Next's run, carries the slider at step 1. It is not a move.
+    # before the browser showed the move's run, carries the Stepper's hidden step control at
+    # step 1. It is not a move.
     timer = next(f for f, every in teacher.auto_reruns.items() if every == 1.0)
-    ticked = await teacher.rerun(fragment_id=timer, widget_states=[widget_state(slider, 1)])
+    ticked = await teacher.rerun(fragment_id=timer, widget_states=[widget_state(channel, 1)])
     assert any("students follow this view" in t for t in ticked.texts)
     assert store.glance(code).follow == published, "the timer sent the class back a step"
     again = await teacher.rerun(fragment_id=timer)
