@@ -27,11 +27,6 @@ from teaching.verdicts import numerical_agreement
 SHOWN = "{:.4g}"
 SHOWN_ENTRIES = 8
 MARKS = {PASS: "✓", FAIL: "✗", CANNOT_RESOLVE: "?"}
-SAYS = {
-    PASS: "agrees with its numerical estimate",
-    FAIL: "differs from its numerical estimate by more than round-off explains",
-    CANNOT_RESOLVE: "and its numerical estimate cannot be told apart from round-off here",
-}
 
 
 @dataclass(frozen=True)
@@ -105,10 +100,9 @@ def _verdict(numbers: Numbers, node: str) -> dict:
     return {
         "name": f"d{node}",
         "status": verdict.status,
-        "line": f"{MARKS[verdict.status]} {verdict.status}: d{node} {SAYS[verdict.status]} "
-        f"(relative error {result.rel_error:.2e})",
-        "why": f"{verdict.sentence} {verdict.help} Largest |analytic − numerical|: "
-        f"{result.max_abs_diff:.2e}.",
+        "line": f"{MARKS[verdict.status]} d{node}: {verdict.headline}",
+        "why": f"Why we can say so: {verdict.reason} {verdict.help} Relative error "
+        f"{result.rel_error:.2e}; largest |analytic − numerical| {result.max_abs_diff:.2e}.",
         "table": {
             "columns": [str(j) for j in range(result.numerical[numbers.index].size)],
             "rows": [

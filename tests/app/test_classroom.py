@@ -101,7 +101,7 @@ def test_quiz_hides_the_gradient_until_a_guess_and_reveal(lab):
     assert _numbers_shown(lab)
     (success,) = lab.at.main.success
     assert success.value.startswith(f"Right: {_expected_answer(lab)}")
-    assert " dnormalized_x " in lab.shown_step()["checks"][0]["line"]
+    assert " dnormalized_x:" in lab.shown_step()["checks"][0]["line"]
 
 
 def test_a_wrong_guess_shows_an_error_with_the_right_answer(lab):

@@ -72,7 +72,7 @@ def test_last_step_checks_dsample_mean_and_dx(lab):
     lab.assert_clean()
     checks = lab.shown_step()["checks"]
     lines = [check["line"] for check in checks]
-    assert len(lines) == 2 and " dsample_mean " in lines[0] and " dx " in lines[1], lines
+    assert len(lines) == 2 and " dsample_mean:" in lines[0] and " dx:" in lines[1], lines
     assert all(check["status"] != "fail" for check in checks)
     assert all(check["table"]["rows"] for check in checks)
 
@@ -82,8 +82,12 @@ def test_every_backward_step_has_a_one_line_verdict_and_forward_steps_none(lab):
     for entry in lab.walk()["steps"]:
         assert bool(entry["checks"]) == entry["backward"], entry["number"]
         for check in entry["checks"]:
-            assert "\n" not in check["line"] and "relative error" in check["line"]
-            assert check["why"]
+            assert "\n" not in check["line"] and check["line"].split(": ")[1] in (
+                "Pass",
+                "Fail",
+                "Cannot resolve",
+            ), check["line"]
+            assert check["why"].startswith("Why we can say so")
 
 
 def test_step_survives_a_page_switch(lab):
