@@ -95,10 +95,11 @@ walk.go = go;
 function head(root) {
   const heading = el("h2", { class: "lnlab-heading lnlab-essential" });
   const nav = el("div", { class: "st-key-stepper_nav lnlab-nav lnlab-essential" });
-  const prev = el("button", { type: "button", class: "lnlab-button" });
-  prev.append(el("span", { class: "lnlab-icon", "aria-hidden": "true" }, "←"), el("span", { class: "lnlab-label" }, "Prev"));
-  const next = el("button", { type: "button", class: "lnlab-button lnlab-primary" });
-  next.append(el("span", { class: "lnlab-label" }, "Next"), el("span", { class: "lnlab-icon", "aria-hidden": "true" }, "→"));
+  // The arrows are drawn by the stylesheet: the buttons' text is their label alone.
+  const prev = el("button", { type: "button", class: "lnlab-button lnlab-prev" });
+  prev.append(el("span", { class: "lnlab-label" }, "Prev"));
+  const next = el("button", { type: "button", class: "lnlab-button lnlab-primary lnlab-next" });
+  next.append(el("span", { class: "lnlab-label" }, "Next"));
   const sliderLabel = el("label", { class: "lnlab-slider" });
   const slider = el("input", { type: "range", min: "1", max: String(walk.steps.length), step: "1", "aria-label": "Step" });
   sliderLabel.append(el("span", { class: "lnlab-field" }, "Step"), slider);

@@ -82,9 +82,12 @@ def _step(page) -> str:
 
 # page -> (what the student does inside the page's fragment, what must have changed)
 FRAGMENT_CONTROLS = {
+    # The Stepper's steps need no server; its fragment reruns for its own switches.
     "stepper": (
-        lambda page: kit.main(page).locator("button").filter(has_text="Next").first.click(),
-        lambda page: _step(page).startswith("Step 4 of 20"),
+        lambda page: (
+            kit.main(page).locator("p").filter(has_text="Predict before reveal").first.click()
+        ),
+        lambda page: "quiz=1" in page.url and _step(page).startswith("Step 3 of 20"),
     ),
     "jacobian": (
         lambda page: kit.main(page).get_by_text("Show the three paths").click(),
