@@ -32,8 +32,8 @@ MARKS = {PASS: "✓", FAIL: "✗", CANNOT_RESOLVE: "?"}
 @dataclass(frozen=True)
 class Numbers:
     """One run's numbers: the pass (`cache`, `grads`) of the inputs, the numerical check of
-    every node (and x), the vector on screen (`index`), the dtype's name and the hint that
-    says which inputs would resolve what these cannot."""
+    every node (and x) for the vector on screen (`index` into the pass), the dtype's name and
+    the hint that says which inputs would resolve what these cannot."""
 
     cache: ln_core.Cache
     grads: ln_core.StagedGrads
@@ -104,10 +104,10 @@ def _verdict(numbers: Numbers, node: str) -> dict:
         "why": f"Why we can say so: {verdict.reason} {verdict.help} Relative error "
         f"{result.rel_error:.2e}; largest |analytic − numerical| {result.max_abs_diff:.2e}.",
         "table": {
-            "columns": [str(j) for j in range(result.numerical[numbers.index].size)],
+            "columns": [str(j) for j in range(result.numerical.size)],
             "rows": [
-                [f"analytic d{node}", *_entries(result.analytic[numbers.index])["shown"]],
-                [f"numerical d{node}", *_entries(result.numerical[numbers.index])["shown"]],
+                [f"analytic d{node}", *_entries(result.analytic)["shown"]],
+                [f"numerical d{node}", *_entries(result.numerical)["shown"]],
             ],
         },
     }
