@@ -198,14 +198,22 @@ def undefined_reason(err: ValueError) -> str:
 
 def undefined_output(err: ValueError) -> None:
     """Inputs without a defined output (a constant vector and eps = 0): steps 1 to 5 are still
-    defined and shown; the reason is said once."""
+    defined and shown; the reason is said once (in the sidebar when it is on screen)."""
     current = step(s["step"])
-    if not current.backward and current.node in BEFORE_THE_ROOT:
+    sidebar_shown = "controls" not in s["hidden"] and (not s["presenter"] or s["presenter_sidebar"])
+    defined = not current.backward and current.node in BEFORE_THE_ROOT
+    if sidebar_shown:
         st.info(
-            "These steps are defined; from step 6 (sqrt_sve) on they are not: "
-            + undefined_reason(err).split(": ", 1)[-1],
+            (
+                "These steps are defined; from step 6 (sqrt_sve) on they are not"
+                if defined
+                else "This step is not defined for these inputs"
+            )
+            + ": the message under eps in the sidebar says why.",
             icon=":material/info:",
         )
+    else:
+        st.error(str(err), icon=":material/error:")
 
 
 stepper()
