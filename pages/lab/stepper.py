@@ -59,8 +59,12 @@ def one_step() -> None:
         # The screen's order: the step (drawn last, once the vector is chosen), then the
         # switches, then what is one click away.
         essentials = st.container(key="step_essentials")
-        quiz, affine, vector = st.container(key="step_switches").columns(
-            [2, 3, 4], vertical_alignment="bottom"
+        # One row at a desk; on a projector's large type each needs the width.
+        switches = st.container(key="step_switches")
+        quiz, affine, vector = (
+            [switches] * 3
+            if s["presenter"]
+            else switches.columns([2, 3, 4], vertical_alignment="bottom")
         )
         with quiz:
             st.toggle(
@@ -73,6 +77,7 @@ def one_step() -> None:
             affine_control.draw()
         with vector:
             index = pick_vector(inputs.x.shape)
+        switches.caption(presenter.KEYS_NOTE)
         with essentials:
             undefined = the_walk(inputs, index)
             browser.channel()

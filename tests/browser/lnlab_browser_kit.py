@@ -141,6 +141,10 @@ def open_page(page: Page, base_url: str, url_path: str) -> None:
     """Load a page by its URL path in a fresh session (defaults) and wait for its script."""
     page.goto(f"{base_url}/{url_path}")
     wait_for_script(page)
+    if url_path.startswith("stepper"):  # its step is drawn by the browser, after the run
+        page.wait_for_function(
+            "() => document.querySelector('.lnlab-heading')?.innerText", timeout=RUN_TIMEOUT_MS
+        )
 
 
 def goto_in_session(page: Page, url_path: str) -> None:
