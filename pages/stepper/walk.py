@@ -72,6 +72,7 @@ def _rows(array: np.ndarray) -> dict:
     else:
         labels = [f"b{b} t{t}" for b in range(leading[0]) for t in range(leading[1])]
     return {
+        "full": [[str(v) for v in row] for row in rows],
         "columns": [str(j) for j in range(rows.shape[1])],
         "rows": [
             [label, *[SHOWN.format(v) for v in row]]

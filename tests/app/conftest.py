@@ -162,7 +162,10 @@ class Lab:
         return [f for f in self.at.main.dataframe if list(f.value.columns) != PHONE_ENTRIES]
 
     def table(self, index: int = 0) -> np.ndarray:
-        """The values of the index-th table in the main area, as a desk shows it."""
+        """The values of the index-th table in the main area, as a desk shows it; on the
+        Stepper, its step's value or gradient for every vector (every digit, as on hover)."""
+        if index == 0 and self.at.main.get("bidi_component"):
+            return np.array(self.shown_step()["rows"]["table"]["full"], dtype=float)
         frames = self.desk_tables()
         assert len(frames) > index, f"only {len(frames)} tables on the page"
         return frames[index].value.to_numpy()
