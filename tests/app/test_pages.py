@@ -36,7 +36,7 @@ def test_every_preset_runs_on_every_page(lab, preset, page):
         # The last step runs the whole backward pass and two numerical checks.
         lab.step_to(20)
         lab.assert_clean()
-        assert "Step 20 of 20" in lab.subheaders()[0]
+        assert "Step 20 of 20" in lab.shown_step()["heading"]
 
 
 def test_classroom_preset_gives_the_hand_worked_numbers(lab):
@@ -56,9 +56,9 @@ def test_token_preset_gives_a_3d_x_and_the_stepper_pickers(lab):
     labels = [w.label for w in lab.at.main.text_input]
     assert "Batch element b" in labels
     assert "Token t" in labels
-    # One token's vector is shown: one row of D values.
-    first = lab.table()
-    assert first.shape[0] == 1
+    # One token's vector is shown: D values.
+    first = lab.step_numbers()
+    assert first.shape == (lab.state["d"],)
 
     lab.widget("number_input", "Token t").set_value(2)
     lab.run()
