@@ -45,7 +45,9 @@ def stepper() -> None:
     controls, a quiz answer, an instructor's move to publish, and in a live class for the
     students who follow (ui/live/wake.py)."""
     browser.adopt()
-    with follow.in_stepper("stepper"):
+    # One box for the whole step: the page's layout (walk.css) places the browser's parts and
+    # the step's lines in it, and the step's head sticks while anything of the step scrolls.
+    with follow.in_stepper("stepper"), st.container(key="stepper_page"):
         one_step()
 
 
@@ -123,8 +125,9 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
     )
     data = {
         "version": version,
-        # An instructor's move is published at once; a quiz question is asked by Python.
-        "sync": quiz or (me is not None and me.teaching),
+        # An instructor's move is published at once, a following student's is judged at once
+        # against the instructor's step (ui/live/follow.py), a quiz question is asked by Python.
+        "sync": quiz or (me is not None and (me.teaching or me.following)),
         "presenter": s["presenter"],
         "drawings": walk.drawings(),
         "nodes": list(NODE_NAMES),
@@ -147,7 +150,7 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
     index = group_index(cache.axis, index)
     # Every node's check, of the vector on screen: a check moves each entry both ways, so
     # checking the whole batch for all twenty steps at the page's cap would take seconds.
-    checked = inputs.vector(index) if index else inputs
+    checked = inputs.vector(index) if len(index) == inputs.x.ndim - 1 else inputs.group(index)
     checks = {node: compute.node_check(checked, node) for node in (*NODE_NAMES, "x")}
     numbers = walk.Numbers(
         cache, grads, checks, index, inputs.dtype, resolving_inputs(cache, inputs.dout)

@@ -24,8 +24,9 @@ SENT = "step_browser_sent"
 WALK = st.components.v2.component(
     "lnlab_stepper_walk",
     html=(
-        '<div class="lnlab-walk"><div class="lnlab-part-head"></div><div class="lnlab-body">'
-        '<div class="lnlab-part-graph"></div><div class="lnlab-part-numbers"></div></div></div>'
+        '<div class="lnlab-walk"><div class="lnlab-part-head"></div>'
+        '<div class="lnlab-part-graph"></div><div class="lnlab-part-numbers"></div>'
+        '<div class="lnlab-part-folds"></div></div>'
     ),
     css=(_HERE / "walk.css").read_text(encoding="utf-8"),
     js=(_HERE / "walk.js").read_text(encoding="utf-8"),

@@ -312,47 +312,55 @@ function numbersPart(root) {
       const status = check.status.replace(/\W+/g, "-");
       parts.push(el("p", { class: `lnlab-verdict lnlab-${status} lnlab-essential` }, check.line));
     }
-    const cellsOf = (block) => {
-      const cells = el("div", { class: "lnlab-cells" });
-      block.shown.slice(0, walk.shownEntries).forEach((text, j) => {
-        cells.append(el("span", { class: "lnlab-cell", title: `[${j}] ${block.full[j]}` }, text));
-      });
-      if (block.shown.length > walk.shownEntries) {
-        const more = block.shown.length - walk.shownEntries;
-        cells.append(el("span", { class: "lnlab-more" }, `+${more} more under "Every vector"`));
-      }
-      return cells;
-    };
-    const blockOf = (block, cls) => {
-      const box = el("div", { class: cls });
-      box.append(el("div", { class: "lnlab-title" }, block.title), cellsOf(block));
-      return box;
-    };
-    // The node's own numbers on screen; what a merge adds up and the parameters' gradients
-    // one click away.
+    // The node's own numbers on screen.
     parts.push(blockOf(s.blocks[0], "lnlab-block lnlab-essential"));
-    const folds = el("div", { class: "lnlab-folds" });
-    if (s.blocks.length > 1) {
-      folds.append(folded(s.more, () => {
-        const box = el("div");
-        for (const block of s.blocks.slice(1)) box.append(blockOf(block, "lnlab-block"));
-        return box;
-      }));
-    }
-    folds.append(folded(`Every vector: ${s.rows.title}`, () => table(s.rows.table)));
-    for (const check of s.checks) {
-      folds.append(folded(`The check of ${check.name}: its numbers, and why`, () => {
-        const box = el("div");
-        box.append(el("p", {}, check.why), table(check.table));
-        return box;
-      }));
-    }
-    parts.push(folds);
     root.replaceChildren(...parts);
   };
 }
 
-const PARTS = { head, graph: graphPart, numbers: numbersPart };
+function blockOf(block, cls) {
+  const cells = el("div", { class: "lnlab-cells" });
+  block.shown.slice(0, walk.shownEntries).forEach((text, j) => {
+    cells.append(el("span", { class: "lnlab-cell", title: `[${j}] ${block.full[j]}` }, text));
+  });
+  if (block.shown.length > walk.shownEntries) {
+    const more = block.shown.length - walk.shownEntries;
+    cells.append(el("span", { class: "lnlab-more" }, `+${more} more under "Every vector"`));
+  }
+  const box = el("div", { class: cls });
+  box.append(el("div", { class: "lnlab-title" }, block.title), cells);
+  return box;
+}
+
+// ---- one click away: what a merge adds up, the parameters' gradients, every vector, the
+// check's numbers and why (placed by the page's layout: beside the numbers on a desk, under
+// the step's lines on a projector)
+function foldsPart(root) {
+  return (n) => {
+    const s = walk.steps[n - 1];
+    const folds = [];
+    if (s.locked === undefined) {
+      if (s.blocks.length > 1) {
+        folds.push(folded(s.more, () => {
+          const box = el("div");
+          for (const block of s.blocks.slice(1)) box.append(blockOf(block, "lnlab-block"));
+          return box;
+        }));
+      }
+      folds.push(folded(`Every vector: ${s.rows.title}`, () => table(s.rows.table)));
+      for (const check of s.checks) {
+        folds.push(folded(`The check of ${check.name}: its numbers, and why`, () => {
+          const box = el("div");
+          box.append(el("p", {}, check.why), table(check.table));
+          return box;
+        }));
+      }
+    }
+    root.replaceChildren(...folds);
+  };
+}
+
+const PARTS = { head, graph: graphPart, numbers: numbersPart, folds: foldsPart };
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;

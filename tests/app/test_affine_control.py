@@ -46,14 +46,15 @@ def test_per_sequence_only_for_tokens_and_it_changes_the_statistics(lab):
     assert not [r for r in lab.at.main.selectbox if r.label == PER]
     lab.set_sidebar("shape_kind", "tokens")
     lab.open("Stepper").step_to(1)
-    per_token = lab.table(0)
+    per_token = lab.step_numbers()
     _choose(lab, PER, "sequence")
     lab.assert_clean()
-    per_sequence = lab.table(0)
-    assert per_token.shape == (1, 1) and per_sequence.shape == (1, 1)
+    per_sequence = lab.step_numbers()
+    # One mean on screen either way: the token's, then its whole sequence's (every digit).
+    assert per_token.shape == (1,) and per_sequence.shape == (1,)
     assert lab.differ(per_token, per_sequence)
     lab.step_to(2)  # x_sm: the whole sequence (L, D) is shown
-    assert lab.table(0).shape == (lab.state["l"], lab.state["d"])
+    assert lab.step_numbers().shape == (lab.state["l"] * lab.state["d"],)
 
 
 def test_the_gradient_check_follows_the_options(lab):
@@ -114,7 +115,8 @@ def test_per_sequence_too_long_for_the_gradient_check_is_refused_visibly(lab):
     assert "L x D = 1024" in warning and "at most 512" in warning
     np.testing.assert_array_equal(lab.table(0), per_token)
     lab.open("Stepper").step_to(1)  # the Stepper takes it: one value per sequence
-    assert lab.table(0).shape == (1, 1)
+    assert lab.step_numbers().shape == (1,)
+    assert lab.table(0).shape == (lab.state["b"], 1)
     assert not [w for w in lab.warnings() if "Per sequence" in w]
 
 

@@ -72,7 +72,7 @@ def test_editing_x_changes_the_output(lab):
     assert lab.editor("x")[0, 0] == 5.0
     lab.open("Stepper")
     lab.assert_clean()
-    assert "Step 10 of 20" in lab.subheaders()[0]
+    assert "Step 10 of 20" in lab.shown_step()["heading"]
     assert lab.differ(before, lab.table())
 
 
@@ -339,8 +339,12 @@ def test_all_ones_dout_with_uniform_gamma_says_dx_is_zero(lab):
     assert "dx is exactly 0" in warnings[0]
     lab.open("Stepper").step_to(20)
     lab.assert_clean()
-    merged = lab.at.main.dataframe[0].value  # the two contributions to dx and their sum
-    dx = merged[merged["part"] == "dx (sum)"].drop(columns="part").to_numpy(dtype=float)
+    # The step's dx, the sum of its two contributions, for the vector on screen...
+    (summed,) = [b for b in lab.shown_step()["blocks"] if b["title"].startswith("dx (sum)")]
+    np.testing.assert_allclose(np.array(summed["full"], dtype=float), 0.0, atol=1e-12)
+    # ...and the result's dx for every vector (the step's fold "The result: dx, ...").
+    (dx,) = [f.value for f in lab.desk_tables() if f.value.shape == lab.state["x"].shape]
+    dx = dx.to_numpy(dtype=float)
     assert dx.shape == lab.state["x"].shape
     np.testing.assert_allclose(dx, 0.0, atol=1e-12)
 

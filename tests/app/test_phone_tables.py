@@ -166,9 +166,9 @@ def test_each_wide_result_table_has_a_phone_table_with_the_same_numbers(lab):
     frames = list(lab.at.main.dataframe)
     wide = [f for f in frames if list(f.value.columns) != ["row", "column", "value"]]
     phone = [f.value for f in frames if list(f.value.columns) == ["row", "column", "value"]]
-    # dx, and dgamma with dbeta, in the last step's result (its contributions and checks are
-    # the browser's, pages/stepper/walk.js).
-    assert len(phone) >= 2
+    # dx, and dgamma with dbeta, in the last step's result; its contributions and checks are
+    # the browser's (pages/stepper/walk.js), cells that wrap on a phone.
+    assert len(phone) == 2
     wider = [f.value for f in wide if f.value.select_dtypes("number").shape[1] > 4]
     assert len(wider) == len(phone)
     for table, entries in zip(wider, phone, strict=True):
@@ -176,5 +176,8 @@ def test_each_wide_result_table_has_a_phone_table_with_the_same_numbers(lab):
         np.testing.assert_array_equal(entries["value"].to_numpy(), numbers.to_numpy().ravel())
         assert entries["column"].tolist() == [str(c) for c in numbers.columns] * len(table)
         assert entries["row"].iloc[0].startswith(str(table.index[0]))
-    # A contribution names its part.
-    assert any(b["title"].startswith("from x_sm") for b in lab.shown_step()["blocks"])
+    # A contribution names its part, and their sum is the result's dx for the row on screen.
+    blocks = {b["title"].split(" (")[0]: b for b in lab.shown_step()["blocks"]}
+    assert "from x_sm" in blocks and "from sample_mean" in blocks, list(blocks)
+    summed = np.array(blocks["dx"]["full"], dtype=float)
+    np.testing.assert_array_equal(summed, wider[0].select_dtypes("number").to_numpy()[0])

@@ -85,6 +85,7 @@ def test_eps_zero_on_a_constant_vector_is_explained_once_on_the_stepper(lab):
     assert "Step 2 of 20" in lab.shown_step()["heading"]
     lab.move_to(20)
     lab.assert_no_exception()
+    assert any("not defined" in i.value for i in lab.at.main.info)
 
 
 def test_with_the_sidebar_hidden_the_stepper_says_why_itself(open_link):

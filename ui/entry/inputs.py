@@ -47,6 +47,12 @@ class Inputs:
         """The same inputs restricted to one vector: x and dout become (D,)."""
         return replace(self, x=self.x[index], dout=self.dout[index])
 
+    def group(self, index: tuple[int, ...]) -> Inputs:
+        """The same inputs restricted to the entries `index` picks, their axes kept: one
+        sequence of a token batch stays (1, L, D), normalized per sequence as the group it is."""
+        picked = tuple(slice(i, i + 1) for i in index)
+        return replace(self, x=self.x[picked], dout=self.dout[picked])
+
     def affine_as_numbers(self) -> Inputs:
         """The same layer with a skipped gamma as ones and a skipped beta as zeros, both
         applied: every node and dx come out the same (gamma = 1 and beta = 0 change no digit),
