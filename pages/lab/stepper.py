@@ -46,7 +46,7 @@ def stepper() -> None:
     students who follow (ui/live/wake.py)."""
     browser.adopt()
     # One box for the whole step: the page's layout (walk.css) places the browser's parts and
-    # the step's lines in it, and the step's head sticks while anything of the step scrolls.
+    # the step's lines in it (walk.js keeps the step's head in view as the page scrolls).
     with follow.in_stepper("stepper"), st.container(key="stepper_page"):
         one_step()
 

@@ -81,6 +81,7 @@ function go(n, fromServer = false) {
   document.documentElement.dataset.lnlabWalk = "on";
   for (const render of walk.parts.values()) render(n);
   showLines(n);
+  keepHeadInView();
   if (fromServer || !moved) return;
   later(() => {
     if (walk.step !== n) return;
@@ -90,6 +91,28 @@ function go(n, fromServer = false) {
   });
 }
 walk.go = go;
+
+// The head stays below the app's header over the whole page, the guide at its foot too (a
+// sticky position would hold it only within the step's own box). Only the head's own shift is
+// written; a phone's stylesheet makes it static, and there it scrolls with the page.
+function keepHeadInView() {
+  const head = document.querySelector(".lnlab-part-head");
+  if (!head) return;
+  const shifted = head.lnlabShift || 0;
+  const header = document.querySelector('[data-testid="stHeader"]');
+  const below = header ? header.getBoundingClientRect().bottom : 0;
+  const natural = head.getBoundingClientRect().top - shifted;
+  const shift = getComputedStyle(head).position === "relative" ? Math.max(0, below - natural) : 0;
+  if (shift !== shifted) {
+    head.style.transform = shift ? `translateY(${shift}px)` : "";
+    head.lnlabShift = shift;
+  }
+}
+if (!walk.headKept) {
+  document.addEventListener("scroll", keepHeadInView, { capture: true, passive: true });
+  window.addEventListener("resize", keepHeadInView, { passive: true });
+  walk.headKept = true;
+}
 
 // ---- the head: heading, Prev, Next, the slider and Jump to ------------------------------
 function head(root) {
