@@ -3,9 +3,9 @@
 Over Streamlit's websocket protocol, as a browser would speak it: the instructor's Next reaches
 a following student as a run the student's tab did not ask for (the Stepper's fragment alone),
 a student exploring on their own is left where they are, and a question reaches everyone's
-class bar; the instructor's publishing timer, carrying the Stepper's hidden step control as the browser last
-drew it, does not send the class back a step. One process and a SQLite store in the test's
-folder.
+class bar; the instructor's publishing timer, carrying the Stepper's hidden step control as
+the browser last drew it, does not send the class back a step. One process and a SQLite
+store in the test's folder.
 """
 
 from __future__ import annotations
