@@ -161,6 +161,11 @@ def test_a_room_derives_dx_and_the_instructor_sees_its_mistakes(browser, classro
         box = chart.bounding_box()
         kit.screenshot(teacher, f"live_formula_histogram_1024x768_{database}")
         assert box["y"] + box["height"] <= PROJECTOR["height"], box
+        # Below it, the most common slip redone by hand, and the vote that follows it.
+        redo = kit.main(teacher).get_by_role("button", name="Ask the room to redo it")
+        redo.scroll_into_view_if_needed()
+        expect(kit.main(teacher)).to_contain_text("Redo the most common slip by hand")
+        kit.screenshot(teacher, f"live_formula_redo_1024x768_{database}")
 
         histogram = store.status(code, secret).histogram
         assert sum(histogram[1].values()) == len(SENT)
