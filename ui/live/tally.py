@@ -46,8 +46,9 @@ def chart(asked: Asked, counts: dict[int, tuple[int, ...]], height: int = 300) -
     fig.update_layout(
         barmode="group",
         height=height,
-        margin=dict(l=40, r=10, t=20, b=40),
-        legend_orientation="h",
+        # The legend above the bars: below, it covered the options' names (seen at 390 px).
+        margin=dict(l=40, r=10, t=30, b=40),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
     )
     return fig
 
