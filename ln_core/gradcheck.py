@@ -63,7 +63,7 @@ TRUNCATION = 2.0
 # The analytic bounds treat the working dtype's forward pass as a small perturbation of the
 # exact one; beyond this relative change of s, or this shift of xhat by the mean's rounding,
 # they do not hold (a float32 constant vector far from 0 whose mean rounds: its variance is
-# then the rounding's own), and a group's analytic values count as unknown (`_unfaithful`).
+# then the rounding's own), and a group's analytic values count as unknown (`unfaithful`).
 FAITHFUL = 1e-2
 
 
@@ -143,7 +143,7 @@ def _param_bound(cache: Cache, dout: np.ndarray, h: float) -> dict[str, np.ndarr
     return {"dgamma": round_off + shared, "dbeta": round_off}
 
 
-def _unfaithful(cache: Cache, wide: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
+def unfaithful(cache: Cache, wide: Cache, dout: np.ndarray) -> dict[str, np.ndarray]:
     """What to add to the analytic bounds where the working dtype's forward pass is no small
     perturbation of the exact one (wide: the float64 forward pass of the same inputs): per
     group whose s is off by more than FAITHFUL relative, or whose xhat the mean's rounding
@@ -313,7 +313,7 @@ def gradient_check(
     # The reference's own error, plus each analytic value's rounding in the working dtype.
     own = rounding_bounds(cache, dout)
     if wide is not cache:
-        unknown = _unfaithful(cache, wide, wide_dout)
+        unknown = unfaithful(cache, wide, wide_dout)
         own = {name: own[name] + unknown[name] for name in TENSORS}
     reference = {"dx": _dx_bound(wide, wide_dout, step), **_param_bound(wide, wide_dout, step)}
     return GradientCheck(

@@ -9,7 +9,7 @@ import numpy as np
 from ln_core.agreement import ROUNDINGS, SHIFTED, backward_underflows, group_abs, mean_shift
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
-from ln_core.gradcheck import ROUND_OFF, TRUNCATION
+from ln_core.gradcheck import ROUND_OFF, TRUNCATION, reference_cache, unfaithful
 from ln_core.numerical import MAX_EVALUATIONS, copies_per_chunk, perturbed_copies
 from ln_core.validation import numeric_guard, underflowed
 from ln_core.verdict import Judgement, judge, rel_error
@@ -218,6 +218,8 @@ def check_node(
     """Compare grads' d<node> (or dx for node "x") with a numerical gradient of that node."""
     if node not in (*NODE_NAMES, "x"):
         raise ValueError(f"Unknown node {node!r}; the nodes are {', '.join(NODE_NAMES)} and x.")
+    if node == "x" and h is None and cache.dtype != np.float64:
+        return _wide_x_check(cache, grads)
     step = node_step(cache, node) if h is None else h
 
     value, differences_underflow = underflowed(
@@ -231,4 +233,32 @@ def check_node(
         h=step,
         bound=node_bound(cache, grads.dout, node, step),
         underflow=underflow,
+    )
+
+
+def _wide_x_check(cache: Cache, grads: StagedGrads) -> NodeCheck:
+    """dx of a working dtype narrower than float64 against float64 differences of the same
+    inputs, as the gradient check's reference (ln_core.gradcheck): each moved copy of x
+    computes its own mean, whose rounding in float32 (a few ulp of a large common offset, over
+    the step) would swamp the difference. The bound: the float64 differences' own
+    (`node_bound`), the float32 dx's rounding (`rounding_bound`), and where the float32
+    forward pass is no small perturbation of the exact one, `ln_core.gradcheck.unfaithful`."""
+    wide = reference_cache(cache)
+    dout = grads.dout.astype(np.float64)
+    step = node_step(wide, "x")
+    value, differences_underflow = underflowed(
+        lambda: numerical_node_gradient(wide, dout, "x", step)
+    )
+    bound = (
+        node_bound(wide, dout, "x", step)
+        + rounding_bound(cache, grads.dout, "x")
+        + unfaithful(cache, wide, dout)["dx"]
+    )
+    return NodeCheck(
+        node="x",
+        analytic=grads.dx,
+        numerical=value,
+        h=step,
+        bound=bound,
+        underflow=differences_underflow or backward_underflows(cache, grads.dout),
     )

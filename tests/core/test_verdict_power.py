@@ -17,6 +17,8 @@ from bench.longdouble_ref import reference
 from bench.verdict_sweep import POWER, Inputs, exact_residual, power_cases
 from ln_core import (
     audit,
+    backward,
+    check_node,
     default_h,
     forward,
     gradient_check,
@@ -31,6 +33,7 @@ from ln_core.audit import FORMULA
 from ln_core.bugs import CAUGHT, Bug, check_bug
 from ln_core.jacobian_facts import facts_of
 from ln_core.residual_check import residual_check
+from ln_core.verdict import judge
 from teaching.presets import make_example
 from teaching.upstream import one_hot
 from teaching.verdicts import caught, resolving_inputs
@@ -308,3 +311,15 @@ def test_a_constant_vector_is_not_told_to_try_a_smaller_offset():
     assert "float64" in advice
     x, gamma, beta, dout = _inputs(OFFSET, (3, 8))
     assert "smaller common offset" in resolving_inputs(forward(x, gamma, beta, 1e-5), dout)
+
+
+def test_the_stepper_checks_dx_of_a_large_common_offset_in_float32():
+    """Was: the node check of x "cannot resolve" on Large common offset (3, 8) in float32: each
+    moved copy of x computes its own mean, whose float32 rounding over the step swamps the
+    difference. Its differences now run in float64 of the same inputs, as the gradient
+    check's do, so the correct dx passes and one off by 10 % fails."""
+    x, gamma, beta, dout = _inputs(OFFSET, (3, 8))
+    cache = forward(x, gamma, beta, 1e-5)
+    result = check_node(cache, backward(dout, cache), "x")
+    assert result.status == "pass", result.judgement
+    assert judge(result.analytic * F32(1.1), result.numerical, result.bound).status == "fail"
