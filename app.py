@@ -27,16 +27,18 @@ st.set_page_config(page_title="LayerNorm Lab", page_icon=ICON, layout="wide")
 # (without this entrypoint, so without the sidebar and state) in its legacy pages-folder mode,
 # which a fresh server is in until one run has reached st.navigation (ui/server/launch.py).
 PAGES = [
-    st.Page("pages/lab/home.py", title="Overview", icon=":material/home:", default=True),
-    st.Page("pages/lab/inputs.py", title="Inputs", icon=":material/edit:"),
-    st.Page("pages/lab/stepper.py", title="Stepper", icon=":material/footprint:"),
-    st.Page("pages/lab/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
-    st.Page("pages/lab/gradcheck.py", title="Gradient check", icon=":material/rule:"),
-    st.Page("pages/lab/audit.py", title="Derivation audit", icon=":material/fact_check:"),
-    st.Page("pages/lab/derive.py", title="Check your derivation", icon=":material/edit_note:"),
-    st.Page("pages/lab/residual.py", title="Residual block", icon=":material/call_split:"),
-    st.Page("pages/lab/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"),
-    st.Page("pages/lab/export.py", title="Export and share", icon=":material/download:"),
+    st.Page("pages/home/home.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("pages/inputs/inputs.py", title="Inputs", icon=":material/edit:"),
+    st.Page("pages/stepper/stepper.py", title="Stepper", icon=":material/footprint:"),
+    st.Page("pages/jacobian/jacobian.py", title="Jacobian", icon=":material/grid_on:"),
+    st.Page("pages/gradcheck/gradcheck.py", title="Gradient check", icon=":material/rule:"),
+    st.Page("pages/audit/audit.py", title="Derivation audit", icon=":material/fact_check:"),
+    st.Page("pages/derive/derive.py", title="Check your derivation", icon=":material/edit_note:"),
+    st.Page("pages/residual/residual.py", title="Residual block", icon=":material/call_split:"),
+    st.Page(
+        "pages/batchnorm/batchnorm.py", title="LayerNorm vs BatchNorm", icon=":material/swap_horiz:"
+    ),
+    st.Page("pages/export/export.py", title="Export and share", icon=":material/download:"),
     # The instructor's live class: reached by its URL, /class, never listed for students.
     st.Page("pages/teach/class.py", title="Class", icon=":material/groups:", visibility="hidden"),
 ]

@@ -3,7 +3,7 @@ LaTeX, written once.
 
 `run_nodes` (ln_core/forward.py) is the pass itself in plain NumPy; tests/core/test_nodes.py
 runs each NumPy text here against it and against ln_core/backward.py, so the table cannot drift
-from the code. The Stepper's formulas (ui/draw/formulas.py), the notebooks' code
+from the code. The Stepper's formulas (pages/stepper/formulas.py), the notebooks' code
 (ui/export/notebook_code.py), the quiz's lines (teaching/quiz/kit.py), the glossary's node
 meanings and ln_core's own refusals read their lines from here; backward.py heads each of its
 stages with the line it undoes, which the same test holds to this table.

@@ -95,7 +95,7 @@ def why_dx_sums_to_zero(
     verdict_metric("largest |Σ dx| / Σ |dx|", f"{result.relative:.1e}", verdict, right)
     if jacobian_shown:
         st.page_link(
-            "pages/lab/jacobian.py",
+            "pages/jacobian/jacobian.py",
             label="The same fact on the Jacobian page: J · 1 = 0 (a shift of x moves no output), "
             "so Σ dx = doutᵀ J 1 = 0",
             icon=":material/grid_on:",

@@ -30,17 +30,17 @@ if str(ROOT) not in sys.path:
 
 APP = ROOT / "app.py"
 PAGES = {
-    "Overview": "pages/lab/home.py",
-    "Inputs": "pages/lab/inputs.py",
-    "Stepper": "pages/lab/stepper.py",
+    "Overview": "pages/home/home.py",
+    "Inputs": "pages/inputs/inputs.py",
+    "Stepper": "pages/stepper/stepper.py",
     # The later pages, by the titles app.py gives them.
-    "Jacobian": "pages/lab/jacobian.py",
-    "Gradient check": "pages/lab/gradcheck.py",
-    "Derivation audit": "pages/lab/audit.py",
-    "Check your derivation": "pages/lab/derive.py",
-    "Residual block": "pages/lab/residual.py",
-    "LayerNorm vs BatchNorm": "pages/lab/batchnorm.py",
-    "Export and share": "pages/lab/export.py",
+    "Jacobian": "pages/jacobian/jacobian.py",
+    "Gradient check": "pages/gradcheck/gradcheck.py",
+    "Derivation audit": "pages/audit/audit.py",
+    "Check your derivation": "pages/derive/derive.py",
+    "Residual block": "pages/residual/residual.py",
+    "LayerNorm vs BatchNorm": "pages/batchnorm/batchnorm.py",
+    "Export and share": "pages/export/export.py",
 }
 # The sidebar's widgets, each a view of a state key (ui.session.state.bound names it w_<key>_).
 SIDEBAR_KINDS = ("selectbox", "radio", "text_input", "toggle")

@@ -159,7 +159,7 @@ def test_every_probe_is_listed_with_its_whole_reason(lab, text):
     """The probes were a table whose one-line rows cut every reason mid-sentence: each is now a
     line of the list under "Every input it was tried on", verdict and reason whole."""
     from ln_core.derivation import check_formula
-    from ui.draw.derivation_view import outcome
+    from pages.derive.derivation_view import outcome
 
     lab.open("Check your derivation")
     _type(lab, text)

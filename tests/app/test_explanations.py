@@ -18,11 +18,11 @@ import pytest
 import ln_core
 from ln_core.forward import NODE_NAMES
 from ln_core.nodes import UNDO
+from pages.export.report import html_report
 from teaching.glossary import meaning
 from teaching.presets import PRESETS, make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, vector
 from ui.export.bundle import make_bundle
-from ui.export.report import html_report
 
 DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d+e[+-]\d+")
 CASES = [

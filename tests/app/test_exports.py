@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ln_core.forward import NODE_NAMES
+from pages.export.report import html_report
 from ui.export.bundle import make_bundle, numpy_snippet, to_json, to_npz
-from ui.export.report import html_report
 
 SHAPES = [(4,), (2, 4), (1, 2, 3)]
 DTYPES = ["float64", "float32"]

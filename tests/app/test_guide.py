@@ -33,7 +33,8 @@ def _tries(lab) -> list[str]:
 
 
 def _script(url_path: str) -> str:
-    return f"pages/lab/{url_path or 'home'}.py"
+    name = url_path or "home"
+    return f"pages/{name}/{name}.py"
 
 
 def _go(lab, url_path: str):
@@ -50,7 +51,10 @@ def _predict(lab, url_path: str):
 
 
 def test_the_path_holds_every_page_script_once():
-    scripts = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages" / "lab").glob("*.py"))
+    # A lab page's script is the one its folder is named after (pages/<name>/<name>.py).
+    scripts = sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*/*.py") if p.stem == p.parent.name
+    )
     assert sorted(stop.script for stop in guide.PATH) == scripts
     assert len(set(PATH)) == len(PATH)
 

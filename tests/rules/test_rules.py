@@ -7,6 +7,7 @@ A rule broken fails here the day it is written, naming the file and the line.
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -20,7 +21,9 @@ PRODUCT = sorted(
     ]
 )
 DRAWING = sorted((ROOT / "ui" / "draw").rglob("*.py"))
-PAGES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py")])
+# app.py and the page scripts it registers (a view beside its page calls ln_core as ui/ may).
+SCRIPTS = re.findall(r'st\.Page\(\s*"([^"]+)"', (ROOT / "app.py").read_text())
+PAGES = sorted([ROOT / "app.py", *(ROOT / script for script in SCRIPTS)])
 
 
 def _name(path: Path) -> str:
@@ -105,3 +108,74 @@ def test_the_server_listens_on_this_machine_only_and_sends_nothing_out():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["address"] == "127.0.0.1"
     assert config["browser"]["gatherUsageStats"] is False
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules a file imports: `import a.b`, `from a import b` (a.b if b is a module) and
+    `from a.b import c` (a.b)."""
+    found = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    return found
+
+
+# Kept in ui/ though fewer than two pages use them, and why.
+KEPT = {
+    "ui.export.cells.layernorm": "a notebook template, read as text (ui/export/notebook_norm.py)",
+    "ui.export.cells.notebook": "a notebook template, read as text",
+    "ui.export.cells.rmsnorm": "a notebook template, read as text",
+    "ui.server.launch": "the launcher ./run.sh runs (python -m ui.server.launch)",
+    "ui.live.teacher": "the Class page's view, kept with the live class it drives",
+    "ui.live.asking": "the Class page's questions, kept with the live class they drive",
+}
+
+
+def _users() -> dict[str, set[str]]:
+    """Who uses each module of ui/ and pages/, directly or through other modules of ui/:
+    "app" for app.py (it runs around every page), else the page folders (pages/<name>)."""
+    sources = [ROOT / "app.py", *(p for d in ("ui", "pages") for p in (ROOT / d).rglob("*.py"))]
+    importers: dict[str, set[str]] = {}
+    for path in sources:
+        for name in _imports(path) - {_module(path)}:
+            importers.setdefault(name, set()).add(_module(path))
+
+    def users(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found = set()
+        for importer in importers.get(name, set()) - seen:
+            if importer == "app":
+                found.add("app")
+            elif importer.startswith("pages."):
+                found.add("/".join(importer.split(".")[:2]))
+            else:
+                found |= users(importer, seen | {name})
+        return found
+
+    return {_module(p): users(_module(p)) for p in sources if p.name != "__init__.py"}
+
+
+def test_code_one_page_uses_lives_beside_that_page():
+    """A module of ui/ is shared: app.py (which runs around every page) or at least two pages
+    use it, directly or through other parts of ui/. A module under pages/<name>/ is used by that
+    page only (and by app.py where the page needs a hook on every run: the Stepper's browser
+    part takes the step a student moved to). So what one page alone uses sits in its folder."""
+    users = _users()
+    lonely = {
+        name: sorted(used)
+        for name, used in users.items()
+        if name.startswith("ui.") and name not in KEPT and "app" not in used and len(used) < 2
+    }
+    assert lonely == {}, "used by one page only: move each beside its page"
+    strays = {
+        name: sorted(used)
+        for name, used in users.items()
+        if name.startswith("pages.") and used - {"/".join(name.split(".")[:2]), "app"}
+    }
+    assert strays == {}, "a page's view used by another page"

@@ -3,7 +3,7 @@
     python tests/server/page_imports.py   ->   {"pages": [...], "missed": ["pkg.module", ...]}
 
 In a fresh interpreter: one AppTest run imports ui.server.warmup (and starts Streamlit's runtime),
-then app.py runs every page of pages/lab/. "missed" lists the modules of third-party libraries
+then app.py runs every lab page. "missed" lists the modules of third-party libraries
 that appeared only then. Python's standard library, Streamlit itself (its lazy imports are
 plain imports under Python's module locks) and the app's own packages are left out.
 """
@@ -31,7 +31,11 @@ def missed_imports() -> dict[str, list[str]]:
     warm.run()
     assert not warm.exception, [e.message for e in warm.exception]
     before = set(sys.modules)
-    pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages" / "lab").glob("*.py"))
+    pages = sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "pages").glob("*/*.py")
+        if p.stem == p.parent.name
+    )
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     app.run()
     for page in pages:

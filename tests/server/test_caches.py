@@ -18,7 +18,7 @@ from ui.server.cache_budget import CACHE_BUDGET_MB
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_SOURCES = [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py"))]
-APP_SOURCES += sorted((ROOT / "pages" / "lab").glob("*.py"))
+APP_SOURCES += sorted((ROOT / "pages").rglob("*.py"))
 CACHES = ("cache_data", "cache_resource")
 
 

@@ -1,7 +1,7 @@
 """A class opens the lab on a server that has just started: every first request at once.
 
 Thirty sessions connect, then all send their first run in the same instant, each on a page of
-its own (every page of pages/lab/ in turn). On a cold server their script threads import the
+its own (every lab page in turn). On a cold server their script threads import the
 heavy libraries together; none of them may see an error or another page than the one its URL
 names. Started by the launcher (./run.sh), none may see a "Page not found" notice either; under
 plain `streamlit run app.py` the first wave gets that notice once (ui/server/launch.py says why), so
@@ -19,7 +19,11 @@ from bench.ws_client import ProtocolError, RunResult, Session, run_blocking
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = 30
 # Every page by its url path; the default page (home) is the root.
-PAGES = sorted("" if p.stem == "home" else p.stem for p in (ROOT / "pages" / "lab").glob("*.py"))
+PAGES = sorted(
+    "" if p.stem == "home" else p.stem
+    for p in (ROOT / "pages").glob("*/*.py")
+    if p.stem == p.parent.name
+)
 
 
 async def _first_runs(port: int, pages: list[str], strict: bool) -> list[RunResult | ProtocolError]:

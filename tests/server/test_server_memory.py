@@ -87,5 +87,5 @@ def test_every_run_of_the_app_is_reported(monkeypatch) -> None:
     monkeypatch.setattr(server_memory, "note_run", lambda: runs.append(1))
     at = AppTest.from_file(str(APP), default_timeout=60).run()
     assert not at.exception
-    at.switch_page("pages/lab/inputs.py").run()
+    at.switch_page("pages/inputs/inputs.py").run()
     assert len(runs) == 2

@@ -1,5 +1,5 @@
 """Drawing the derivation audit: the summary table first, then one document at a time with its
-notation key and one folded entry per formula (pages/lab/audit.py holds the choice of document,
+notation key and one folded entry per formula (pages/audit/audit.py holds the choice of document,
 which is session state)."""
 
 from __future__ import annotations

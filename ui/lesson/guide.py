@@ -24,8 +24,10 @@ class Stop:
 
     @property
     def script(self) -> str:
-        """The page's script, named after its URL path as Streamlit names the path."""
-        return f"pages/lab/{self.url_path or 'home'}.py"
+        """The page's script, in its folder and named after its URL path as Streamlit names the
+        path."""
+        name = self.url_path or "home"
+        return f"pages/{name}/{name}.py"
 
 
 PATH: tuple[Stop, ...] = (

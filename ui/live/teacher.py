@@ -147,7 +147,7 @@ def _heading(me: membership.Membership, asking: bool) -> None:
     first."""
     row = st.container(horizontal=True, vertical_alignment="center", key="live_heading")
     row.markdown(f"## Live class `{me.shown_code}`" if asking else "## Live class")
-    row.page_link("pages/lab/stepper.py", label="Teach on the Stepper",
+    row.page_link("pages/stepper/stepper.py", label="Teach on the Stepper",
                   icon=":material/footprint:")  # fmt: skip
     with row.popover("End the class", icon=":material/stop_circle:"):
         st.markdown(

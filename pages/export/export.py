@@ -4,13 +4,13 @@ from functools import partial
 
 import streamlit as st
 
+from pages.export.report import html_report
 from ui.draw.opening import opening
 from ui.entry.errors import stops_on_error
 from ui.export.bundle import numpy_snippet, to_json, to_npz
 from ui.export.download import download
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
-from ui.export.report import html_report
 from ui.server import caps, compute
 from ui.session import affine_control, class_link, share, state
 

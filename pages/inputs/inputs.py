@@ -5,6 +5,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
+from pages.inputs.edits import edits_bar
 from teaching.upstream import constant_dout_warning
 from ui.draw.opening import opening
 from ui.entry.csv_io import DOUT, GAMMA_BETA, to_csv
@@ -13,7 +14,6 @@ from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 from ui.export.download import download
 from ui.session import state
 from ui.session.editors import array_editor
-from ui.session.edits import edits_bar
 from ui.session.fields import whole_field
 
 s = st.session_state
