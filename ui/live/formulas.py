@@ -358,18 +358,26 @@ def answers_csv(answers: list[FormulaAnswer]) -> str:
     return out.getvalue()
 
 
-@st.fragment(run_every=REFRESH_S)
-def instructor(code: str, secret: str) -> None:
+def instructor(code: str, secret: str, question: Question) -> None:
     """The Class page's typed question: once revealed (or live, if the instructor turns it
-    on), the room's histogram and its most common slip; the texts only when opened."""
+    on), the room's histogram and its most common slip; the texts only when opened. Only the
+    live histogram reruns on a timer: the page's count already does every second, and each
+    timer more keeps a loaded server's page from ever falling quiet."""
+    if not question.revealed:
+        st.toggle("Show the room's answers as they come in", key=LIVE)
+    if not question.revealed and st.session_state.get(LIVE):
+        _live_room(code, secret)
+    else:
+        _room(code, secret)
+
+
+def _room(code: str, secret: str) -> None:
     status = connect.shown(lambda: connect.store().status(code, secret))
     if status is None:
         return
     question, histogram = status.question, status.histogram
     if question is None or question.asked.options:
         return  # the class moved on; the page's next run draws the new question
-    if not question.revealed:
-        st.toggle("Show the room's answers as they come in", key=LIVE)
     if not any(histogram.values()):
         st.caption("No formula sent yet.")
     elif question.revealed or st.session_state.get(LIVE):
@@ -395,3 +403,6 @@ def instructor(code: str, secret: str) -> None:
         )
         download(st, "Download the typed formulas (CSV)", answers_csv(answers),
                  f"class_{code}_formulas_{question.id}.csv", "text/csv", "download")  # fmt: skip
+
+
+_live_room = st.fragment(run_every=REFRESH_S)(_room)

@@ -109,7 +109,7 @@ def page() -> None:
         with left:
             _question(question.asked)
             if typed:
-                formulas.instructor(me.code, me.secret)
+                formulas.instructor(me.code, me.secret, question)
             elif question.revealed:
                 st.plotly_chart(tally.chart(question.asked, status.counts), key="live_chart",
                                 config={"displayModeBar": False})  # fmt: skip
