@@ -30,6 +30,8 @@ class Node(Line):
     rule: the local derivative that undo uses, in words (the exercise's hint); "{reused}"
     stands for what an affine parameter is shared by.
     meaning: what the node is, in plain words (the glossary's).
+    forward_note, backward_note: what the Stepper adds beside the line going forward and its
+    gradient coming back, once it is answered ("" where the line says it all).
     """
 
     numpy: str
@@ -38,6 +40,8 @@ class Node(Line):
     undo: tuple[tuple[str, str], ...]
     rule: str
     meaning: str
+    forward_note: str
+    backward_note: str
 
 
 # Each line as written, and the earlier values it reads: the graph's edges.
@@ -204,6 +208,22 @@ _MEANING = {
     "out": "the output y = gx + beta",
 }
 
+# What the Stepper adds beside a line going forward, and beside its gradient coming back.
+_FORWARD_NOTE = {
+    "sample_mean": "One number per vector: the reduced axis is kept with size 1 (keepdims).",
+    "x_sm": "sample_mean is broadcast back over the D features.",
+    "sample_var": "The biased variance: divide by D, not D - 1.",
+    "sve": "eps keeps the square root away from 0 when a vector is (nearly) constant.",
+    "normalized_x": "Mean 0 and variance sample_var / sve, just under 1 (sve adds eps).",
+    "gx": "gamma has one entry per feature and is broadcast over the rows.",
+}
+_BACKWARD_NOTE = {
+    "inv_sqrt_sve": "inv_sqrt_sve was broadcast over the D features, so its gradient sums them.",
+    "sq_xsm": "The mean hands 1/D of its gradient to each of the D squares.",
+    "x_sm": "x_sm feeds two nodes (normalized_x and sq_xsm), so its gradient adds both.",
+    "sample_mean": "x feeds two nodes (x_sm and sample_mean), so dx adds both contributions.",
+}
+
 NODES = tuple(
     Node(
         name,
@@ -215,6 +235,8 @@ NODES = tuple(
         undo=_UNDO[name],
         rule=_RULE[name],
         meaning=_MEANING[name],
+        forward_note=_FORWARD_NOTE.get(name, ""),
+        backward_note=_BACKWARD_NOTE.get(name, ""),
     )
     for name, (expression, inputs) in _LINES.items()
 )

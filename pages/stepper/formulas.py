@@ -8,21 +8,9 @@ from ln_core.nodes import NODES
 FORWARD = {node.name: node.latex for node in NODES}
 BACKWARD = {node.name: node.gradient_latex for node in NODES}
 
-FORWARD_NOTE = {
-    "sample_mean": "One number per vector: the reduced axis is kept with size 1 (keepdims).",
-    "x_sm": "sample_mean is broadcast back over the D features.",
-    "sample_var": "The biased variance: divide by D, not D - 1.",
-    "sve": "eps keeps the square root away from 0 when a vector is (nearly) constant.",
-    "normalized_x": "Mean 0 and variance sample_var / sve, just under 1 (sve adds eps).",
-    "gx": "gamma has one entry per feature and is broadcast over the rows.",
-}
-
-BACKWARD_NOTE = {
-    "inv_sqrt_sve": "inv_sqrt_sve was broadcast over the D features, so its gradient sums them.",
-    "sq_xsm": "The mean hands 1/D of its gradient to each of the D squares.",
-    "x_sm": "x_sm feeds two nodes (normalized_x and sq_xsm), so its gradient adds both.",
-    "sample_mean": "x feeds two nodes (x_sm and sample_mean), so dx adds both contributions.",
-}
+# The notes beside them, from the same table (only where it has one).
+FORWARD_NOTE = {node.name: node.forward_note for node in NODES if node.forward_note}
+BACKWARD_NOTE = {node.name: node.backward_note for node in NODES if node.backward_note}
 
 # The two merge points: node -> (its two contributions, labelled), as StagedGrads fields.
 MERGES = {

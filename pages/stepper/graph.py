@@ -21,10 +21,12 @@ INPUTS = ("x", "gamma", "beta", "eps")
 WHOLE_PX = 15
 FOCUS_PX = 21
 
+# (name, column) by row: the first five nodes left to right, the last five right to left
+# under them, the inputs above and below the nodes they feed.
 _SNAKE = (
     (("x", 0), ("eps", 4)),
-    (("sample_mean", 0), ("x_sm", 1), ("sq_xsm", 2), ("sample_var", 3), ("sve", 4)),
-    (("out", 0), ("gx", 1), ("normalized_x", 2), ("inv_sqrt_sve", 3), ("sqrt_sve", 4)),
+    tuple(zip(NODE_NAMES[:5], range(5), strict=True)),
+    tuple(zip(NODE_NAMES[:4:-1], range(5), strict=True)),
     (("beta", 0), ("gamma", 1)),
 )
 
