@@ -20,8 +20,8 @@ SUMS = ("a positive number", "a negative number", "zero")
 # verdicts use for right and wrong coinciding: the audit's "cannot decide").
 UNDECIDED = "cannot decide"
 
-# The lesson's table, as a question quotes it: {line_sve} is `sve = sample_var + eps` and
-# {undo_dsve} is the NumPy line that gives dsve, so a changed line changes every question.
+# The lesson's table, as a question quotes it: {line_sve} is sve's line and {undo_dsve} the
+# NumPy line that gives dsve, each in backticks, so a changed line changes every question.
 TABLE = {f"line_{node.name}": f"`{node.text()}`" for node in NODES} | {
     f"undo_{name}": f"`{name} = {text}`" for name, text in UNDO.items()
 }
