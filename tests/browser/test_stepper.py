@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 STEP = r"^Step \d+ of 20"
 SCREENSHOT_STEPS = (1, 8, 17, 20)
 DESK = ("desk", {"width": 1440, "height": 900}, "")
+SMALL_DESK = ("small_desk", {"width": 1024, "height": 768}, "")
 PROJECTOR = ("projector", {"width": 1024, "height": 768}, "presenter=1")
 PHONE = ("phone", {"width": 390, "height": 844}, "")
 
@@ -99,6 +100,12 @@ def test_next_prev_slider_jump_and_a_node_answer_without_the_server(tab, server)
     _wait_step(tab, 15)
     main.locator('.lnlab-whole .lnlab-node[data-node="gx"]').click()
     _wait_step(tab, 12)
+    # The keys a clicker sends, pressed on the page (not in a control).
+    tab.wait_for_function("() => typeof window.__lnlabKeys === 'function'")
+    main.locator(".lnlab-heading").click()
+    for key, number in (("ArrowRight", 13), ("PageDown", 14), ("ArrowLeft", 13), ("PageUp", 12)):
+        tab.keyboard.press(key)
+        _wait_step(tab, number)
     tab.wait_for_timeout(600)  # what the server hears of the moves waits for an idle moment
     assert _runs(tab) == runs, "a step ran the server's script"
     assert "step=12" in tab.url, "the address bar's link does not hold the step"
@@ -169,7 +176,10 @@ def test_a_step_survives_a_reload_through_the_address(tab, server):
 
 
 @pytest.mark.parametrize(
-    "tab", [DESK, PROJECTOR, PHONE], ids=["desk", "projector", "phone"], indirect=True
+    "tab",
+    [DESK, SMALL_DESK, PROJECTOR, PHONE],
+    ids=["desk", "small_desk", "projector", "phone"],
+    indirect=True,
 )
 def test_every_step_is_one_screen(tab, server):
     name, viewport, _ = tab.lnlab_view
