@@ -53,12 +53,14 @@ with typing:
     eps_column, gamma_column = st.columns(2)
     eps_column.toggle("My derivation has ε", **state.bound("derive_eps"))
     gamma_column.toggle("One scalar γ and β", **state.bound("derive_scalar"))
+with names:
+    with st.expander("Names you can use"):
+        derivation_view.names_list(target)
+    # Beside the box, so the verdict under it starts on the first screen. One button per line:
+    # side by side, a projector's third of a column cuts their labels.
     st.caption("Or load an example:")
-    # One button per line: side by side, a projector's third of a column cuts their labels.
     for label, example_target, formula in EXAMPLES:
         st.button(label, on_click=_use, args=(example_target, formula))
-with names, st.expander("Names you can use"):
-    derivation_view.names_list(target)
 
 with stops_on_error():
     s = st.session_state
