@@ -11,12 +11,17 @@ from __future__ import annotations
 import functools
 from unittest import mock
 
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 from streamlit.testing.v1 import AppTest
 
 # The name AppTest's script runner builds each run's RerunData from; patching it there adds
 # the fragment id without copying AppTest's run.
 _RERUN_DATA = "streamlit.testing.v1.local_script_runner.RerunData"
+# AppTest builds a fresh PagesManager for every run, which knows the app's pages only once
+# app.py's st.navigation has run; a session's manager keeps them from its last full run, so a
+# fragment's st.page_link finds its page there.
+_PAGES_MANAGER = "streamlit.testing.v1.app_test.PagesManager"
 
 
 def page_fragment(at: AppTest, nested: bool = False) -> str:
@@ -41,5 +46,16 @@ def fragment_rerun(at: AppTest, fragment_id: str) -> AppTest:
 
     Afterwards at's elements are the fragment's only (as a browser's delta would be).
     """
-    with mock.patch(_RERUN_DATA, functools.partial(RerunData, fragment_id=fragment_id)):
+    pages = at._registered_pages  # AppTest's copy of the last full run's pages (private)
+    with (
+        mock.patch(_RERUN_DATA, functools.partial(RerunData, fragment_id=fragment_id)),
+        mock.patch(_PAGES_MANAGER, functools.partial(_knowing, pages)),
+    ):
         return at.run()
+
+
+def _knowing(pages: dict, *args: object, **kwargs: object) -> PagesManager:
+    """A PagesManager as AppTest builds it, holding the pages a session's would still hold."""
+    manager = PagesManager(*args, **kwargs)
+    manager._set_pages(pages)
+    return manager
