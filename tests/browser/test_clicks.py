@@ -106,7 +106,8 @@ def test_every_class_click_acts_once(browser, page, server):
         # A second delivery would find no answer chosen (the bar no longer draws the choice),
         # and its reason would wait to be shown under the next question.
         kit.rerun_after(page, kit.main(page).get_by_role("button", name="Next question").click)
-        expect(bar.locator('[data-testid="stRadio"]')).to_be_visible()
+        # The answer's choice is drawn again (the first radio; "How sure" is the second).
+        expect(bar.locator('[data-testid="stRadio"]').first).to_be_visible()
         expect(bar.locator('[data-testid="stAlert"]')).to_have_count(0)
 
         kit.main(page).get_by_role("button", name="End the class").click()  # asks to confirm
