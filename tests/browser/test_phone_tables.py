@@ -182,9 +182,21 @@ def test_the_audit_on_the_phone_shows_verdict_formula_and_error(phone, server):
     kit.screenshot(phone, "phone_390x844_audit_selected")
 
 
-@pytest.mark.parametrize("url_path", ["inputs", "audit", "stepper"])
-def test_a_tables_toolbar_covers_nothing_on_the_phone(phone, server, url_path):
+# The Stepper draws its step's numbers itself; its tables (st.dataframe) are step 20's result,
+# one click away.
+RESULT = "The result, dx, dgamma and dbeta"
+
+
+def _open(phone, server, url_path: str) -> None:
     kit.open_page(phone, server, url_path)
+    if url_path.startswith("stepper"):
+        kit.main(phone).get_by_text(RESULT).click()  # an expander: no run, drawn already
+        expect(_visible_tables(phone).first).to_be_visible()
+
+
+@pytest.mark.parametrize("url_path", ["inputs", "audit", "stepper?step=20"])
+def test_a_tables_toolbar_covers_nothing_on_the_phone(phone, server, url_path):
+    _open(phone, server, url_path)
     tables = _visible_tables(phone)
     assert tables.count() > 0
     for i in range(tables.count()):
@@ -264,14 +276,12 @@ _GRID = """
     [
         # dx, dgamma and dbeta and the numerical checks; the two contributions per vector; dout.
         ("stepper?step=20", "Step 20 of 20"),
-        ("stepper?step=19", "Step 19 of 20"),
-        ("stepper?step=11", "Step 11 of 20"),
         ("residual", "Residual block"),  # the two paths to x and dx, per feature
     ],
 )
 def test_the_result_tables_fit_the_phone_one_row_per_number(phone, server, path, heading):
     # Eight numbers side by side would run off a 390 px screen.
-    kit.open_page(phone, server, path)
+    _open(phone, server, path)
     expect(kit.main(phone).locator("h1, h2").filter(has_text=heading)).to_have_count(1)
     shot = kit.screenshot(phone, f"phone_390x844_{path.replace('?step=', '_')}")
     tables = _visible_tables(phone)
@@ -286,3 +296,24 @@ def test_the_result_tables_fit_the_phone_one_row_per_number(phone, server, path,
         assert grid["sideways"] <= 1, f"{path}: table {i} scrolls sideways: {grid} ({shot})"
     assert any(k.startswith("st-key-numbers_phone_") for k in keys), keys
     assert not any(k.startswith("st-key-numbers_wide_") for k in keys), keys
+
+
+# Every number the Stepper draws for its step, and each of its tables' scrolling boxes.
+_WALK_BOXES = """
+() => [...document.querySelectorAll('.lnlab-cell, .lnlab-scroll')]
+  .filter((e) => e.checkVisibility())
+  .map((e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right}; })
+"""
+
+
+@pytest.mark.parametrize("step", [11, 19, 20])
+def test_the_steppers_own_numbers_stay_on_the_phones_screen(phone, server, step):
+    # dout and the two contributions per vector (11, 19), dx (20): wrapped, never cut.
+    kit.open_page(phone, server, f"stepper?step={step}")
+    expect(kit.main(phone).locator("h2").filter(has_text=f"Step {step} of 20")).to_have_count(1)
+    shot = kit.screenshot(phone, f"phone_390x844_stepper_{step}_numbers")
+    boxes = phone.evaluate(_WALK_BOXES)
+    assert boxes, f"step {step}: no numbers drawn ({shot})"
+    assert all(b["left"] >= 0 and b["right"] <= PHONE["width"] for b in boxes), (boxes, shot)
+    sideways = phone.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+    assert sideways <= 0, f"step {step}: the page scrolls sideways by {sideways} px ({shot})"
