@@ -90,8 +90,8 @@ FRAGMENT_CONTROLS = {
         lambda page: "quiz=1" in page.url and _step(page).startswith("Step 3 of 20"),
     ),
     "jacobian": (
-        lambda page: kit.main(page).get_by_text("Show the three paths").click(),
-        lambda page: kit.main(page).get_by_label("Show the three paths", exact=False).is_checked(),
+        lambda page: kit.main(page).get_by_text("Show the three paths", exact=True).click(),
+        lambda page: kit.main(page).get_by_label("Show the three paths", exact=True).is_checked(),
     ),
     "gradcheck": (
         # No bug is injected until one is chosen: the next option is the first bug.
