@@ -14,7 +14,7 @@ from ui.session import share, state
 # (button, quantity, formula): one document's line as written, a right compact form, a slip.
 EXAMPLES = (
     (
-        "A document's line: Document 002's bracketed dx",
+        "A document's line (002's dx)",
         "dx",
         "(σ² + ε)^(-1/2) / D * (D dxhat - Σ dxhat - x̂ Σ dxhat x)",
     ),
