@@ -100,12 +100,6 @@ def test_next_prev_slider_jump_and_a_node_answer_without_the_server(tab, server)
     _wait_step(tab, 15)
     main.locator('.lnlab-whole .lnlab-node[data-node="gx"]').click()
     _wait_step(tab, 12)
-    # The keys a clicker sends, pressed on the page (not in a control).
-    tab.wait_for_function("() => typeof window.__lnlabKeys === 'function'")
-    main.locator(".lnlab-heading").click()
-    for key, number in (("ArrowRight", 13), ("PageDown", 14), ("ArrowLeft", 13), ("PageUp", 12)):
-        tab.keyboard.press(key)
-        _wait_step(tab, number)
     tab.wait_for_timeout(600)  # what the server hears of the moves waits for an idle moment
     assert _runs(tab) == runs, "a step ran the server's script"
     assert "step=12" in tab.url, "the address bar's link does not hold the step"
@@ -116,6 +110,29 @@ def test_next_prev_slider_jump_and_a_node_answer_without_the_server(tab, server)
     _wait_step(tab, 12)
     assert "step=12" in tab.url
     assert not kit.problems(tab) + kit.errors(tab.locator("body"))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug (issue 36): a step moved by the clicker's keys is drawn at once, but the "
+    "next run takes the step the hidden control held before the keys (found at the stop's end)",
+)
+def test_a_step_moved_by_the_keys_is_the_sessions_on_the_next_run(tab, server):
+    _open(tab, server)
+    main = kit.main(tab)
+    runs = _runs(tab)
+    # The keys a clicker sends, pressed on the page (not in a control).
+    tab.wait_for_function("() => typeof window.__lnlabKeys === 'function'")
+    main.locator(".lnlab-heading").click()
+    for key, number in (("ArrowRight", 2), ("PageDown", 3), ("PageDown", 4), ("ArrowLeft", 3)):
+        tab.keyboard.press(key)
+        _wait_step(tab, number)
+    tab.wait_for_timeout(600)  # what the server hears of the moves waits for an idle moment
+    assert _runs(tab) == runs, "a key's step ran the server's script"
+    kit.rerun_after(
+        tab, lambda: main.locator("p").filter(has_text="Predict before reveal").first.click()
+    )
+    _wait_step(tab, 3)
 
 
 def test_hovering_a_node_shows_its_shape_and_numbers(tab, server):
