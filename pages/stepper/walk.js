@@ -26,20 +26,24 @@ function clamp(n) {
   return Math.min(walk.steps.length, Math.max(1, n));
 }
 
-// The hidden control's button for step n, clicked only when it is not already chosen (a click
-// on the chosen one would clear it).
-function tellChannel(n) {
+// The hidden control's button for step n. The control's buttons are radios: the chosen one
+// says so in aria-checked.
+function channelButton(n) {
   const buttons = document.querySelectorAll(".st-key-stepper_channel button");
-  const target = [...buttons].find((b) => b.textContent.trim() === String(n));
-  if (!target) return false;
-  if (!(target.getAttribute("data-testid") || "").endsWith("Active")) target.click();
-  return true;
+  return [...buttons].find((b) => b.textContent.trim() === String(n));
 }
 
 function chosen(n) {
-  const buttons = document.querySelectorAll(".st-key-stepper_channel button");
-  const target = [...buttons].find((b) => b.textContent.trim() === String(n));
-  return !target || (target.getAttribute("data-testid") || "").endsWith("Active");
+  const target = channelButton(n);
+  return !target || target.getAttribute("aria-checked") === "true";
+}
+
+// Clicked only when not already chosen: a click on the chosen one would clear it (two moves
+// back to one step within the idle wait would tell it twice).
+function tellChannel(n) {
+  if (!channelButton(n)) return false;
+  if (!chosen(n)) channelButton(n).click();
+  return true;
 }
 
 function keepAddress(n) {
