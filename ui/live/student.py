@@ -173,8 +173,13 @@ def _question(code: str, poll: Poll) -> None:
         # (its server process stopped): a Vote pressed there did not reach the class.
         st.warning(LOST, icon=":material/wifi_off:")
     drawn.add(key)
-    st.radio("How sure are you? (optional)", CONFIDENCE, index=None, horizontal=True,
-             key=f"live_sure_{question.id}_{question.round}")  # fmt: skip
+    st.radio(
+        "How sure are you? (optional)",
+        CONFIDENCE,
+        index=None,
+        horizontal=True,
+        key=f"live_sure_{question.id}_{question.round}",
+    )
     # The bar's timer can deliver this click twice (ui/session/clicks.py); the run of the first
     # delivery draws no Vote button, so the second finds this drawing already acted on.
     vote = clicks.once(f"live_vote_{question.id}_{question.round}", _vote, code, question.id,
