@@ -214,8 +214,17 @@ def screenshot_bottom(page: Page, name: str) -> Path:
     return path
 
 
-def heading(page: Page, level: str, pattern: str) -> str:
-    """The text of the first heading of `level` (h1, h3...) in the main area matching `pattern`."""
+def heading(page: Page, level: str, pattern: str, timeout: float = 10_000) -> str:
+    """The text of the first heading of `level` (h1, h3...) in the main area matching `pattern`.
+
+    Waits for it: a custom component (the Stepper's walk.js) draws its heading after the
+    script has finished, once the browser has loaded the component's module, which after a
+    reload on a loaded machine can take longer than the script's own quiet time."""
+    wanted = main(page).locator(level).filter(has_text=re.compile(pattern))
+    try:
+        wanted.first.wait_for(timeout=timeout)
+    except PlaywrightTimeoutError:
+        pass  # the assertion below says which headings there are
     texts = main(page).locator(level).all_inner_texts()
     found = [t for t in texts if re.search(pattern, t)]
     assert found, f"no {level} matching {pattern!r}; {level}s on the page: {texts}"
