@@ -1,5 +1,5 @@
 """Class: the instructor's page for a live class (reached by its URL, /class; not in the menu)."""
 
-from ui.live import teacher
+from pages.teach import teacher
 
 teacher.page()

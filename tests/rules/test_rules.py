@@ -127,14 +127,13 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-# Kept in ui/ though fewer than two pages use them, and why.
+# Kept in ui/ though no page uses them, and why: each is read as text or run on its own, never
+# imported by a page (test_kept_modules_are_no_pages_code holds this).
 KEPT = {
     "ui.export.cells.layernorm": "a notebook template, read as text (ui/export/notebook_norm.py)",
     "ui.export.cells.notebook": "a notebook template, read as text",
     "ui.export.cells.rmsnorm": "a notebook template, read as text",
     "ui.server.launch": "the launcher ./run.sh runs (python -m ui.server.launch)",
-    "ui.live.teacher": "the Class page's view, kept with the live class it drives",
-    "ui.live.asking": "the Class page's questions, kept with the live class they drive",
 }
 
 
@@ -179,3 +178,12 @@ def test_code_one_page_uses_lives_beside_that_page():
         if name.startswith("pages.") and used - {"/".join(name.split(".")[:2]), "app"}
     }
     assert strays == {}, "a page's view used by another page"
+
+
+def test_kept_modules_are_no_pages_code():
+    """An exception to the rule above is a module no page and not app.py reaches (a template
+    read as text, the launcher run with -m): a reason in words cannot keep one page's view in
+    ui/ (the Class page's view sat in ui/live so), nor outlive the module's last lonely day."""
+    users = _users()
+    reached = {name: sorted(users[name]) for name in KEPT if users.get(name)}
+    assert reached == {}, "kept in ui/ though imported: drop each from KEPT (or move it)"

@@ -6,7 +6,7 @@ included, and the server runs the click's callback for that message and again fo
 own. In a live class this moved the instructor's Stepper two steps for one Next (the class
 test failed on it once in CI; tests/browser/test_clicks.py holds each click until a timer's
 tick has carried it, and sees it every time). An instructor's session runs such a timer on
-every page (ui/live/follow.py) and one on the Class page (ui/live/teacher.py); a student's
+every page (ui/live/follow.py) and one on the Class page (pages/teach/teacher.py); a student's
 class bar runs one every 30 s (ui/live/student.py).
 
 So a callback whose second run would add to what the first did (a step, a question, a round, a
