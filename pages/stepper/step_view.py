@@ -12,13 +12,12 @@ import streamlit as st
 
 import ln_core
 from pages.stepper.formulas import BACKWARD, BACKWARD_NOTE, FORWARD, FORWARD_NOTE
-from pages.stepper.result_panel import result_panel
 from teaching.steps import N_STEPS, Step, step
 from teaching.verdicts import rounding_agreement
 from ui.draw.tables import numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 
-__all__ = ["lines", "result_panel", "step_lines", "why_dx_sums_to_zero"]
+__all__ = ["lines", "step_lines", "why_dx_sums_to_zero"]
 
 
 # Each step's lines are drawn once per run, each part hidden but its step's: before walk.js

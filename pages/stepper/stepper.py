@@ -12,6 +12,7 @@ import streamlit as st
 from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from pages.stepper import browser, step_view, walk
+from pages.stepper.result_panel import result_panel
 from teaching.quiz import STEP_QUESTIONS, Vector
 from teaching.steps import N_STEPS, step
 from teaching.verdicts import resolving_inputs
@@ -189,7 +190,7 @@ def last_step(inputs: Inputs, index: tuple[int, ...]) -> None:
                 compute.dx_sum(inputs), inputs.dtype, hint, index, "jacobian" not in s["hidden"]
             )
             _, judgements = compute.closed_form(inputs)
-            step_view.result_panel(grads, judgements, inputs.dtype, hint, index)
+            result_panel(grads, judgements, inputs.dtype, hint, index)
 
 
 def undefined_reason(err: ValueError) -> str:
