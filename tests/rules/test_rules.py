@@ -187,3 +187,69 @@ def test_kept_modules_are_no_pages_code():
     users = _users()
     reached = {name: sorted(users[name]) for name in KEPT if users.get(name)}
     assert reached == {}, "kept in ui/ though imported: drop each from KEPT (or move it)"
+
+
+def _folder(module: str) -> str | None:
+    """The project folder a module sits in, as issue 40 counts them: ln_core whole, each
+    folder under teaching/ and ui/ on its own (teaching/quiz, ui/draw, ...), teaching's own
+    modules as teaching; None for pages/ and what is not the project's."""
+    parts = module.split(".")
+    if parts[0] == "ln_core":
+        return "ln_core"
+    if parts[0] not in {"teaching", "ui"} or len(parts) < 2:
+        return None
+    return "/".join(parts[:2]) if (ROOT / parts[0] / parts[1]).is_dir() else parts[0]
+
+
+def fan_out(script: Path) -> set[str]:
+    """The project folders a page script imports from, itself or through the modules beside
+    it (pages/<name>/*.py): how many places a reader opens to follow one page."""
+    folders: set[str] = set()
+    todo, seen = [script], set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path):
+            beside = ROOT.joinpath(*name.split(".")).with_suffix(".py")
+            if name.startswith("pages.") and beside.parent == script.parent and beside.exists():
+                todo.append(beside)
+            folders |= {_folder(name)} - {None}
+    return folders
+
+
+# Each page's fan-out as it was when this rule was written (issue 40): none may grow.
+FAN_OUT = {
+    "pages/home/home.py": 4,
+    "pages/inputs/inputs.py": 5,
+    "pages/stepper/stepper.py": 10,
+    "pages/jacobian/jacobian.py": 7,
+    "pages/gradcheck/gradcheck.py": 7,
+    "pages/audit/audit.py": 5,
+    "pages/derive/derive.py": 6,
+    "pages/residual/residual.py": 6,
+    "pages/batchnorm/batchnorm.py": 7,
+    "pages/export/export.py": 7,
+    # 1 while its view sat in ui/live (ui/live/teacher.py); beside it, the view's imports count.
+    "pages/teach/class.py": 3,
+}
+
+
+def test_no_pages_fan_out_grows():
+    """A page reads from no more project folders than it did: a new import from another
+    folder is a reason to ask whether that code belongs beside the page or in the folder it
+    already uses. `python tests/rules/test_rules.py` prints each page's folders."""
+    assert sorted(FAN_OUT) == sorted(SCRIPTS), "every page registered in app.py has a ceiling"
+    grown = {
+        script: sorted(fan_out(ROOT / script))
+        for script, most in FAN_OUT.items()
+        if len(fan_out(ROOT / script)) > most
+    }
+    assert grown == {}, "a page imports from more project folders than its ceiling in FAN_OUT"
+
+
+if __name__ == "__main__":
+    for script in SCRIPTS:
+        folders = sorted(fan_out(ROOT / script))
+        print(f"{script:32} {len(folders):2}  {' '.join(folders)}")
