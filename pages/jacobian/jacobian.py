@@ -5,7 +5,6 @@ import streamlit as st
 
 from teaching.glossary import meaning
 from teaching.jacobian_verdicts import jacobian_verdicts
-from teaching.quiz import PAGE_QUESTIONS, Vector
 from ui.draw.figures import eigenvalues
 from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.opening import opening
@@ -115,8 +114,7 @@ def one_vector() -> None:
         )
 
         st.header("Think it through")
-        asked = Vector(*compute.forward_backward(vector))
-        predict(PAGE_QUESTIONS["gamma_doubling"](asked), "gamma_doubling")
+        predict("gamma_doubling", vector)
 
 
 one_vector()

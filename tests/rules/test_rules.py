@@ -219,12 +219,13 @@ def fan_out(script: Path) -> set[str]:
     return folders
 
 
-# Each page's fan-out as it was when this rule was written (issue 40): none may grow.
+# Each page's fan-out at most: none may grow, and a ceiling comes down when a page's does
+# (issue 40: the Stepper's was 10, the Jacobian's 7).
 FAN_OUT = {
     "pages/home/home.py": 4,
     "pages/inputs/inputs.py": 5,
-    "pages/stepper/stepper.py": 10,
-    "pages/jacobian/jacobian.py": 7,
+    "pages/stepper/stepper.py": 9,
+    "pages/jacobian/jacobian.py": 6,
     "pages/gradcheck/gradcheck.py": 7,
     "pages/audit/audit.py": 5,
     "pages/derive/derive.py": 6,

@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from teaching.quiz import Question
+from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Vector
+from ui.entry.inputs import Inputs
+from ui.server import compute
 
 
 def _reveal(key: int | str) -> None:
     st.session_state["revealed"] = st.session_state["revealed"] | {key}
 
 
-def predict(question: Question, key: int | str) -> bool:
-    """Ask `question` until its Reveal button is clicked, then show the verdict and why.
+def predict(key: int | str, vector: Inputs) -> bool:
+    """Ask the question `key` names about `vector` (one vector, x: (D,)) until its Reveal button
+    is clicked, then show the verdict and why.
 
-    `key` names the question in the shared `revealed` set (a stepper step's number, or a
-    page's question name). Returns True once revealed, so the caller draws the answer's numbers.
+    `key` is a Stepper step's number (STEP_QUESTIONS) or a page question's name
+    (PAGE_QUESTIONS), and names the question in the shared `revealed` set too. Returns True once
+    revealed, so the caller draws the answer's numbers.
     """
+    made = STEP_QUESTIONS[key] if isinstance(key, int) else PAGE_QUESTIONS[key]
+    question = made(Vector(*compute.forward_backward(vector)))
     s = st.session_state
     guess_key = f"guess_{key}"
     if key not in s["revealed"]:
