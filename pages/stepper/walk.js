@@ -73,10 +73,14 @@ function showLines(n) {
   }
 }
 
-// What the server and the address bar hear of a move waits until the step is drawn.
+// What the server and the address bar hear of a move waits until the step is drawn. Where
+// Python acts on the move (an instructor's step goes to the class) it waits a fixed short
+// time instead: a projector's page is seldom idle while the class's timer runs, and the wait
+// still lets a held key settle on one step before the server hears of it.
 const later = window.requestIdleCallback
   ? (task) => window.requestIdleCallback(task, { timeout: 250 })
   : (task) => setTimeout(task, 50);
+const SYNC_WAIT_MS = 60;
 
 function go(n, fromServer = false) {
   n = clamp(n);
@@ -87,7 +91,8 @@ function go(n, fromServer = false) {
   showLines(n);
   keepHeadInView();
   if (fromServer || !moved) return;
-  later(() => {
+  const soon = walk.sync ? (task) => setTimeout(task, SYNC_WAIT_MS) : later;
+  soon(() => {
     if (walk.step !== n) return;
     tellChannel(n);
     keepAddress(n);
