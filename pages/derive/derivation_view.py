@@ -15,7 +15,7 @@ from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, ProbeResult,
 from ln_core.verdict import agreeing_digits
 from teaching.verdicts import percent
 from ui.draw.audit_view import ICONS, plain
-from ui.entry.errors import literal
+from ui.entry.literal import literal
 
 LEFT_SIDES = {"dgamma": r"\mathrm{d}\gamma", "dbeta": r"\mathrm{d}\beta"}
 

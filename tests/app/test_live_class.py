@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from ui.entry.errors import as_typed
+from ui.entry.literal import as_typed
 from ui.live import rules, tally
 from ui.live.store import Store
 

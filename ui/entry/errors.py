@@ -15,8 +15,6 @@ from typing import Any
 import streamlit as st
 
 from ui.entry.limits import SHOWN_PROBLEMS
-from ui.entry.literal import as_typed as as_typed
-from ui.entry.literal import literal as literal
 
 _ICON = ":material/error:"
 # What a message offers beside it, by the kind of error: the buttons that fix the inputs. They

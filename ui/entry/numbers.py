@@ -15,8 +15,8 @@ import unicodedata
 from collections.abc import Sequence
 
 from ln_core.validation import SMALLEST, too_small
-from ui.entry.errors import literal
 from ui.entry.limits import EPS_MAX
+from ui.entry.literal import literal
 
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 # Word processors and some keyboards type a true minus sign or a non-breaking space.

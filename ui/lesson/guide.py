@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui.entry.errors import literal, shown_errors
+from ui.entry.errors import shown_errors
+from ui.entry.literal import literal
 from ui.lesson.exercises import exercise
 from ui.session import share, state
 

@@ -15,7 +15,7 @@ import streamlit as st
 
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Question, Vector
 from teaching.steps import N_STEPS, step
-from ui.entry.errors import as_typed
+from ui.entry.literal import as_typed
 from ui.live.rules import Refused
 from ui.live.store import Asked
 from ui.server import compute

@@ -26,8 +26,8 @@ import streamlit as st
 from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, read
 from ln_core.formula import FormulaError, to_latex
 from ln_core.formula.tokens import MAX_CHARS
-from ui.entry.errors import literal
 from ui.entry.inputs import Inputs
+from ui.entry.literal import literal
 from ui.export.download import download
 from ui.live import connect, tally
 from ui.live.rules import Refused, check_formula

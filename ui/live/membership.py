@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from ui.entry.errors import literal
+from ui.entry.literal import literal
 from ui.live import connect, wake
 from ui.live.rules import Refused, show_code
 from ui.live.store import StoreUnavailable

@@ -22,7 +22,8 @@ import pandas as pd
 import streamlit as st
 
 from ui.draw.tables import KEPT_ENTRIES, Content, content_arrays, content_key, row_labels
-from ui.entry.errors import listed, literal
+from ui.entry.errors import listed
+from ui.entry.literal import literal
 from ui.entry.numbers import format_number, parse_number, short_number, shown_digits
 from ui.server import caps
 

@@ -31,9 +31,9 @@ from teaching.presets import PRESETS, make_example
 from teaching.steps import N_STEPS
 from teaching.upstream import one_hot
 from ui.entry.csv_io import parse_csv
-from ui.entry.errors import literal
 from ui.entry.inputs import AFFINE, PER, Inputs
 from ui.entry.limits import SIDEBAR
+from ui.entry.literal import literal
 from ui.entry.numbers import parse_eps, parse_whole
 from ui.server import compute
 from ui.streamlit_private import ThreadState, get_script_run_ctx
