@@ -23,7 +23,7 @@ from ui.live.rules import (
     ROUNDS,
     Refused,
 )
-from ui.live.store import MAX_CLASS, Asked, Question, Status, StoreUnavailable
+from ui.live.store import MAX_CLASS, Asked, Question, Status, StoreUnavailable, Sureness
 from ui.session import address, class_link, clicks
 
 REFRESH_S = 1.0
@@ -111,7 +111,7 @@ def page() -> None:
             if typed:
                 formulas.instructor(me.code, me.secret, question)
             elif question.revealed:
-                st.plotly_chart(tally.chart(question.asked, status.counts), key="live_chart",
+                st.plotly_chart(tally.chart(question.asked, status.split), key="live_chart",
                                 config={"displayModeBar": False})  # fmt: skip
         with right:
             _counts(me.code, me.secret)
@@ -124,17 +124,17 @@ def page() -> None:
                 # How the room moved first: the answer's explanation can run long in this
                 # column, and the projector's screen ends at 768 px.
                 st.caption(tally.moved(status.counts, asked.answer))
-                _sure(me, question)
+                _sure(question, status.split)
                 if asked.answer is not None:
                     right = asking.shown(asked, asked.options[asked.answer])
                     st.success(f"The answer: {right}. {asked.explanation}")
     _controls(status)
 
 
-def _sure(me: membership.Membership, question: Question) -> None:
-    """How sure the last round's voters were, per option (only those who said so)."""
-    split = connect.shown(lambda: connect.store().sureness(me.code, me.secret))
-    if split and question.round in split:
+def _sure(question: Question, split: Sureness) -> None:
+    """How sure the last round's voters were, per option (only those who said so), in words:
+    the chart's split for a reader who cannot see its colours."""
+    if question.round in split:
         names = [asking.shown(question.asked, option) for option in question.asked.options]
         said = tally.sure(split[question.round], names)
         if said:

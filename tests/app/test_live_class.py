@@ -132,8 +132,9 @@ def test_a_second_round_shows_how_answers_moved_and_students_never_see_counts(db
         student.assert_no_exception()
         # After the reveal every student sees the class's votes, the instructor's chart.
         (chart,) = student.at.get("plotly_chart")
-        bars = [trace["y"] for trace in json.loads(chart.proto.spec)["data"]]
-        assert bars == [list(status_counts[n]) for n in (1, 2)]
+        *_, above = json.loads(chart.proto.spec)["data"]
+        # Under each option its two rounds, side by side; the count above each bar.
+        assert above["y"] == [status_counts[n][i] for i in range(len(options)) for n in (1, 2)]
     assert "Right:" in _texts(students[0]) and "You chose" in _texts(students[1])
     store.close()
 
@@ -495,6 +496,12 @@ def test_a_student_says_how_sure_they_are_and_the_reveal_shows_it_per_option(db,
     _vote(unsaid, question, options[0])
     lab.run().click("Reveal")
     assert f"How sure, round 1: {options[0]}: 1 sure, 1 not said" in _texts(lab)
+    # The chart splits the option's bar the same way, for the instructor and every student.
+    unsaid.run()
+    for who in (lab, unsaid):
+        (chart,) = who.at.get("plotly_chart")
+        bars = {t["name"]: t["y"][0] for t in json.loads(chart.proto.spec)["data"] if "name" in t}
+        assert bars == {"sure": 1, "fairly sure": 0, "a guess": 0, "not said": 1}
     rows = store.results(me.code, me.secret)
     assert rows[0]["round 1 sure"] == 1 and rows[0]["round 1 not said"] == 1
     header = tally.results_csv(rows).splitlines()[0].split(",")

@@ -217,7 +217,11 @@ def test_how_sure_each_voter_was_is_kept_per_option_and_in_the_file(store):
     store.vote(code, browser(2), qid, 1, 0)  # said nothing
     with pytest.raises(Refused, match="How sure you are is one of: a guess, fairly sure, sure"):
         store.vote(code, browser(3), qid, 1, 0, confidence=3)
-    assert store.sureness(code, secret) == {1: ((0, 0, 0, 1), (1, 0, 1, 0), (0, 0, 0, 0))}
+    # The split is the reveal's: nobody, instructor or student, has it while the round is open.
+    assert store.status(code, secret).split == {} and store.poll(code, browser(0)).split is None
+    store.reveal(code, secret, qid, 1)
+    split = {1: ((0, 0, 0, 1), (1, 0, 1, 0), (0, 0, 0, 0))}
+    assert store.status(code, secret).split == split == store.poll(code, browser(3)).split
     (right,) = [r for r in store.results(code, secret) if r["correct"]]
     assert (right["round 1"], right["round 1 sure"], right["round 1 a guess"]) == (2, 1, 1)
     assert right["round 1 fairly sure"] == right["round 1 not said"] == 0

@@ -22,6 +22,7 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
 ROUNDS = 2  # Peer Instruction: vote, discuss, vote again
 CONFIDENCE = ("a guess", "fairly sure", "sure")  # what a student may say with a vote
+NOT_SAID = "not said"  # a vote that said none of CONFIDENCE
 MAX_COUNTDOWN_S = 600.0  # the longest countdown to the close of voting
 # The instructor's own question: characters of its title, prompt and each choice; choices.
 MAX_OWN_TITLE, MAX_OWN_PROMPT, MAX_OWN_OPTION, MAX_OWN_OPTIONS = 80, 400, 80, 5

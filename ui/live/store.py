@@ -203,7 +203,7 @@ class Poll:
 
     glance: Glance
     my_votes: dict[int, int]  # round -> option
-    counts: dict[int, tuple[int, ...]] | None = None  # the class's votes, once revealed
+    split: Sureness | None = None  # the class's votes and how sure they were, once revealed
     my_formulas: dict[int, FormulaAnswer] = field(default_factory=dict)  # round -> typed
     histogram: Histogram | None = None  # the class's typed formulas, once revealed
 
@@ -218,6 +218,7 @@ class Status:
     expected: int | None = None  # the class size the instructor said, if they did
     capped: bool = False  # browsers beyond `expected` are refused
     histogram: Histogram = field(default_factory=dict)  # a typed question's answers per round
+    split: Sureness = field(default_factory=dict)  # the votes and how sure they were, revealed
 
 
 class Store:
@@ -506,16 +507,14 @@ class Store:
             current = self._current(conn, class_id)
             counts = {} if current is None else self._counts(conn, current)
             histogram = {} if current is None else self._histogram(conn, current)
-            return Status(joined, current, counts, size.expected, bool(size.capped), histogram)
-
-    def sureness(self, code: str, secret: str) -> Sureness:
-        """How sure the votes for the current question were: round -> per option, the votes
-        per rules.CONFIDENCE level, then those that did not say."""
-        with self._read() as conn:
-            current = self._current(conn, self._own_class(conn, code, secret))
-            return {} if current is None else self._sureness(conn, current)
+            revealed = current is not None and current.revealed
+            split = self._sureness(conn, current) if revealed else {}
+            return Status(joined, current, counts, size.expected, bool(size.capped), histogram,
+                          split)  # fmt: skip
 
     def _sureness(self, conn: Connection, question: Question) -> Sureness:
+        """How sure the votes for `question` were: round -> per option, the votes per
+        rules.CONFIDENCE level, then those that did not say."""
         rows = conn.execute(
             select(rounds.c.number, votes.c.option, votes.c.confidence, func.count())
             .join(votes, votes.c.round_id == rounds.c.id)
@@ -589,7 +588,7 @@ class Store:
                             **{
                                 f"round {n} {level}": split[n][index][k]
                                 for n in sorted(split)
-                                for k, level in enumerate((*rules.CONFIDENCE, "not said"))
+                                for k, level in enumerate((*rules.CONFIDENCE, rules.NOT_SAID))
                             },
                         }
                     )
@@ -694,7 +693,7 @@ class Store:
             question = glance.question
             if question is None or question.asked.options:
                 shown = question is not None and question.revealed
-                return Poll(glance, mine, self._counts(conn, question) if shown else None)
+                return Poll(glance, mine, self._sureness(conn, question) if shown else None)
             typed = conn.execute(
                 select(rounds.c.number, formula_answers)
                 .join(formula_answers, formula_answers.c.round_id == rounds.c.id)

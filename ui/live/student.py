@@ -189,8 +189,8 @@ def _question(code: str, poll: Poll) -> None:
 
 def _revealed(question: Question, poll: Poll, mine: int | None) -> None:
     asked = question.asked
-    if poll.counts:
-        st.plotly_chart(tally.chart(asked, poll.counts, height=240), key="live_class_chart",
+    if poll.split:
+        st.plotly_chart(tally.chart(asked, poll.split, height=240), key="live_class_chart",
                         config={"displayModeBar": False})  # fmt: skip
     if asked.answer is None:
         chose = "" if mine is None else f"You chose {asking.shown(asked, asked.options[mine])}. "

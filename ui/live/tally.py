@@ -9,46 +9,77 @@ import math
 
 import plotly.graph_objects as go
 
-from ui.live.rules import CONFIDENCE
-from ui.live.store import Asked
+from ui.live.rules import CONFIDENCE, NOT_SAID
+from ui.live.store import Asked, Sureness
 
-ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue
+ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue (typed formulas)
+# How sure, darkest at the bottom of each bar: one hue stepping in lightness reads the same
+# with every colour blindness, and "not said" is hatched grey, told apart without its colour.
+SURENESS = (("sure", "#1864ab", ""), ("fairly sure", "#4dabf7", ""), ("a guess", "#d0ebff", ""),
+            (NOT_SAID, "#e9ecef", "/"))  # fmt: skip
 
 
-def chart(asked: Asked, counts: dict[int, tuple[int, ...]], height: int = 300) -> go.Figure:
-    """Votes per option, one bar per round: each option a category (an option reading "0" or
-    "1" is a name, not a place on a number line), whole-number ticks, each bar's count and
-    share of its round, the right answer ticked."""
+def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
+    """Votes per option and round, each bar split by how sure its voters said they were: each
+    option a category (an option reading "0" or "1" is a name, not a place on a number line),
+    whole-number ticks, each bar's count and share of its round above it, the right answer
+    ticked."""
     # Plotly reads tags in text (<b>, <a href>): an option is escaped to show as typed.
     labels = [
         html.escape(f"{option} ✓" if i == asked.answer else option)
         for i, option in enumerate(asked.options)
     ]
-    top = max((v for votes in counts.values() for v in votes), default=0)
+    numbers = sorted(split)
+    bars = [(i, number) for i, _ in enumerate(labels) for number in numbers]
+    # One round: a bar per option; a revote: the rounds side by side under each option.
+    x = (
+        [[labels[i] for i, _ in bars], [f"round {number}" for _, number in bars]]
+        if len(numbers) > 1
+        else labels
+    )
+    totals = [sum(split[number][i]) for i, number in bars]
+    voted = {number: sum(map(sum, split[number])) for number in numbers}
+    above = [
+        f"{v} · {share(v, voted[number])}" for v, (_, number) in zip(totals, bars, strict=True)
+    ]
+    levels = (*CONFIDENCE, NOT_SAID)  # the store's order of a bar's split
     fig = go.Figure(
         [
             go.Bar(
-                name=f"round {number}",
-                x=labels,
-                y=list(votes),
-                text=[f"{v} · {share(v, sum(votes))}" for v in votes],
-                textposition="outside",
-                marker_color=ROUND_COLOURS[(number - 1) % len(ROUND_COLOURS)],
-                hovertemplate="%{x}: %{text}<extra>" + f"round {number}</extra>",
+                name=level,
+                x=x,
+                y=[split[number][i][levels.index(level)] for i, number in bars],
+                marker=dict(color=colour, pattern_shape=hatch, line=dict(color="#495057", width=1)),
+                hovertemplate="%{y} " + level + "<extra></extra>",
             )
-            for number, votes in sorted(counts.items())
+            for level, colour, hatch in SURENESS
+        ]
+        + [
+            go.Scatter(
+                x=x,
+                y=totals,
+                text=above,
+                mode="text",
+                textposition="top center",
+                showlegend=False,
+                hoverinfo="skip",
+            )
         ]
     )
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=labels)
+    if len(numbers) > 1:
+        fig.update_xaxes(type="multicategory")
+    else:
+        fig.update_xaxes(type="category", categoryorder="array", categoryarray=labels)
     # Ticks at whole votes only, and room above the tallest bar for its label.
+    top = max(totals, default=0)
     fig.update_yaxes(title="votes", tick0=0, dtick=max(1, math.ceil(top / 5)), tickformat="d",
                      range=[0, max(top, 1) * 1.3])  # fmt: skip
     fig.update_layout(
-        barmode="group",
+        barmode="stack",
         height=height,
         # The legend above the bars: below, it covered the options' names (seen at 390 px).
         margin=dict(l=40, r=10, t=30, b=40),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal"),
     )
     return fig
 
@@ -76,7 +107,7 @@ def moved(counts: dict[int, tuple[int, ...]], answer: int | None) -> str:
 def sure(split: tuple[tuple[int, ...], ...], names: list[str]) -> str:
     """How sure the round's voters for each option said they were, in words (an option no one
     chose is left out; a level no one said is not named)."""
-    levels = (*CONFIDENCE, "not said")
+    levels = (*CONFIDENCE, NOT_SAID)
     parts = []
     for name, per in zip(names, split, strict=True):
         said = ", ".join(f"{n} {level}" for n, level in zip(per, levels, strict=True) if n)
