@@ -124,10 +124,12 @@ def page() -> None:
                 # How the room moved first: the answer's explanation can run long in this
                 # column, and the projector's screen ends at 768 px.
                 st.caption(tally.moved(status.counts, asked.answer))
-                _sure(question, status.split)
                 if asked.answer is not None:
                     right = asking.shown(asked, asked.options[asked.answer])
                     st.success(f"The answer: {right}. {asked.explanation}")
+                # Last: the chart shows the same split (this is it in words), and before the
+                # answer it pushed the answer below the projector's 768 px.
+                _sure(question, status.split)
     _controls(status)
 
 

@@ -23,6 +23,7 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import lnlab_browser_kit as kit
@@ -75,10 +76,17 @@ def _bar(tab):
     return tab.locator(".st-key-live_bar")
 
 
-def _vote(tab, option: str) -> None:
-    bar = _bar(tab)
-    bar.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(
+def _choose(tab, option: str) -> None:
+    """Click a radio's choice in the class bar (an answer, or how sure)."""
+    _bar(tab).locator('[data-testid="stRadio"] label').filter(has_text=re.compile(
         f"^{re.escape(option)}$")).click()  # fmt: skip
+
+
+def _vote(tab, option: str, sure: str | None = None) -> None:
+    _choose(tab, option)
+    if sure is not None:
+        _choose(tab, sure)
+    bar = _bar(tab)
     bar.get_by_role("button", name="Vote").click()
     expect(bar).to_contain_text("Your vote is counted", timeout=FOLLOW_MS)
 
@@ -116,7 +124,8 @@ def _every_option_drawn(chart, options, answer) -> None:
     expect(ticks).to_have_count(len(options))
     shown = [t.strip() for t in ticks.all_text_contents()]  # SVG text has no innerText
     assert shown == [f"{o} ✓" if i == answer else o for i, o in enumerate(options)], shown
-    assert chart.locator("text.bartext").filter(has_text="%").count() >= len(options)
+    # The count and share above each bar (a text trace: the bars are stacks, ui/live/tally.py).
+    assert chart.locator(".textpoint text").filter(has_text="%").count() >= len(options)
 
 
 def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
@@ -202,22 +211,10 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
         options, answer = question.asked.options, question.asked.answer
         wrong = (answer + 1) % len(options)
         first = [answer, answer, answer, wrong, wrong, answer, wrong, answer]  # 5 of 8 right
-        # A second tab of one student's browser, its form drawn before the first tab votes.
-        racer_context, _ = students[2]
-        racer = racer_context.new_page()
-        racer.goto(f"{url}/stepper")
-        expect(_bar(racer)).to_contain_text(question.asked.title)
         kit.screenshot(students[0][1], "live_class_student_question_390x844")
         for (_, tab), choice in zip(students, first, strict=True):
             expect(_bar(tab)).to_contain_text(question.asked.title)
             _vote(tab, options[choice])
-        # The second tab's form was drawn before the first tab voted: its bar catches up and
-        # shows the browser's one vote, with no form to vote twice (a click already under way
-        # there is refused with its own message: tests/app/test_live_class.py).
-        expect(_bar(racer)).to_contain_text(f"Your vote is counted: {options[answer]}",
-                                            timeout=FOLLOW_MS)  # fmt: skip
-        expect(_bar(racer).get_by_role("button", name="Vote")).to_have_count(0)
-        racer.close()
         _above_the_fold(
             teacher,
             _metric(teacher, "Answered, round 1"),
@@ -269,12 +266,35 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
             # Every student sees the class's votes after the reveal.
             _every_option_drawn(_bar(tab).locator('[data-testid="stPlotlyChart"]'), options, answer)
 
-        # Discuss and vote again: four of five are right now.
+        # Discuss and vote again: seven of eight are right now, and most say how sure.
         _click(teacher, "Discuss and vote again")
         again = [answer, answer, answer, answer, wrong, answer, answer, answer]
-        for (_, tab), choice in zip(students, again, strict=True):
+        sures = ["sure", "sure", "fairly sure", "a guess", "a guess", None, "sure", None]
+        # A second tab of one student's browser, its form drawn and a choice made before the
+        # first tab votes (a vote elsewhere does not redraw it): its Vote is refused, the
+        # message under this question, and gone with it.
+        racer_context, _ = students[2]
+        racer = racer_context.new_page()
+        racer.goto(f"{url}/stepper")
+        expect(_bar(racer)).to_contain_text("vote again", timeout=FOLLOW_MS)
+        kit.rerun_after(racer, lambda: _choose(racer, options[wrong]))
+        for n, ((_, tab), choice, sure) in enumerate(zip(students, again, sures, strict=True)):
             expect(_bar(tab)).to_contain_text("vote again", timeout=FOLLOW_MS)
-            _vote(tab, options[choice])
+            _vote(tab, options[choice], sure)
+            if n == 2:
+                _bar(racer).get_by_role("button", name="Vote").click()
+                refused = (
+                    _bar(racer).locator('[data-testid="stAlert"]').filter(has_text="was refused")
+                )
+                expect(refused).to_contain_text(
+                    f"Your click on Vote ({options[wrong]}) in this tab was refused: this "
+                    "browser had already voted in this round"
+                )
+                expect(_bar(racer)).to_contain_text(f"Your vote is counted: {options[answer]}")
+                title = _bar(racer).get_by_text(question.asked.title).first
+                assert title.bounding_box()["y"] < refused.bounding_box()["y"]
+                refused.scroll_into_view_if_needed()
+                kit.screenshot(racer, "live_class_student_refused_390x844")
         expect(_metric(teacher, "Answered, round 2")).to_contain_text(f"{STUDENTS} of {STUDENTS}")
         _click(teacher, "Reveal")
         moved = "round 1: 5 of 8 right; round 2: 7 of 8 right"
@@ -283,6 +303,17 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
             verdict = "Right:" if choice == answer else f"You chose {options[choice]}"
             expect(_bar(tab)).to_contain_text(verdict, timeout=FOLLOW_MS)
         _above_the_fold(teacher, chart, kit.main(teacher).get_by_text(moved))
+        # Each bar is split by how sure its voters said they were, the legend above the bars.
+        legend = [t.strip() for t in chart.locator(".legendtext").all_text_contents()]
+        assert legend == ["sure", "fairly sure", "a guess", "not said"], legend
+        levels = ("a guess", "fairly sure", "sure", None)  # the store's order (rules.CONFIDENCE)
+        split = store.status(code, secret).split[2]
+        assert split == tuple(
+            tuple(sum(c == i and s == level for c, s in zip(again, sures, strict=True))
+                  for level in levels)
+            for i in range(len(options))
+        )  # fmt: skip
+        expect(kit.main(teacher)).to_contain_text("How sure, round 2:")
         kit.screenshot(teacher, "live_class_revealed_1024x768")
         _bar(students[4][1]).locator('[data-testid="stPlotlyChart"]').scroll_into_view_if_needed()
         kit.screenshot(students[4][1], "live_class_student_revealed_390x844")
@@ -306,6 +337,73 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
         assert [r["correct"] for r in rows] == [str(i == answer) for i in range(len(options))]
         counts = store.status(code, secret).counts
         assert counts == {n + 1: tuple(v[n] for v in expected.values()) for n in range(2)}
+
+        # The instructor's own question, its text as typed (never Markdown or HTML): a
+        # countdown closes round 1's voting, "Close now" round 2's, neither revealing.
+        own_title, prompt, choices = (
+            "<b>Own</b> *one*",
+            "Is `x` <i>2</i> & **so**?",
+            ["<b>y</b>", "**n**"],
+        )
+        kit.main(teacher).get_by_role("button", name="Your own question").click()
+        form = teacher.locator('[data-testid="stPopoverBody"]')
+        for label, text in [("Title", own_title), ("Question", prompt), ("Choice 1", choices[0]),
+                            ("Choice 2", choices[1])]:  # fmt: skip
+            form.get_by_label(label, exact=True).fill(text)
+        # Each text is sent as the next takes the focus; the last one's run must end before
+        # the selectbox opens, or it closes the list under the click.
+        kit.rerun_after(teacher, lambda: form.get_by_label("Choice 2").press("Tab"))
+        form.locator('[data-testid="stSelectbox"]').filter(has_text="Right answer").click()
+        kit.rerun_after(teacher, teacher.get_by_role("option", name="choice 1", exact=True).click)
+        kit.rerun_after(teacher, form.get_by_role("button", name="Ask your question").click)
+        own = store.status(code, secret).question
+        assert own.asked == replace(own.asked, title=own_title, prompt=prompt,
+                                    options=tuple(choices), answer=0)  # fmt: skip
+        teacher.keyboard.press("Escape")  # the popover closed
+        expect(kit.main(teacher)).to_contain_text(own_title)
+        for _, tab in [(None, racer), *students]:
+            expect(_bar(tab)).to_contain_text(f"{own_title}. {prompt}", timeout=FOLLOW_MS)
+        # The refused click's message went with its question.
+        expect(_bar(racer)).not_to_contain_text("was refused")
+        racer.close()
+        _, phone = students[7]
+        for shown in (kit.main(teacher), _bar(phone)):
+            # No part of the typed text drawn as bold, italic or code.
+            drawn = shown.locator("b, i, em, strong, code").filter(
+                has_text=re.compile(r"^(Own|one|x|2|so|y|n)$")
+            )
+            assert drawn.count() == 0
+            expect(shown).to_contain_text(choices[0])
+        kit.main(teacher).get_by_role("button", name="Close voting").click()
+        kit.rerun_after(teacher, teacher.get_by_role("button", name="Close in 30 s").click)
+        for (_, tab), choice in zip(students[:3], (0, 0, 1), strict=True):
+            expect(_bar(tab)).to_contain_text("The instructor closes answers in")
+            _vote(tab, choices[choice])
+        expect(_metric(teacher, "Voting")).to_contain_text("closed", timeout=60_000)
+        for _, tab in students[3:]:
+            expect(_bar(tab)).to_contain_text("Voting is closed", timeout=FOLLOW_MS)
+            expect(_bar(tab).get_by_role("button", name="Vote")).to_have_count(0)
+        _click(teacher, "Discuss and vote again")
+        for (_, tab), choice in zip(students[3:5], (0, 0), strict=True):
+            expect(_bar(tab)).to_contain_text("vote again", timeout=FOLLOW_MS)
+            _vote(tab, choices[choice], "sure")
+        kit.main(teacher).get_by_role("button", name="Close voting").click()
+        kit.rerun_after(teacher, teacher.get_by_role("button", name="Close now").click)
+        expect(_metric(teacher, "Voting")).to_contain_text("closed")
+        for _, tab in students[5:]:
+            expect(_bar(tab)).to_contain_text("Voting is closed", timeout=FOLLOW_MS)
+        # Closed is not revealed: nobody sees the votes yet.
+        assert kit.main(teacher).locator('[data-testid="stPlotlyChart"]').count() == 0
+        assert _bar(phone).locator('[data-testid="stPlotlyChart"]').count() == 0
+        assert store.status(code, secret).counts == {1: (2, 1), 2: (2, 0)}
+        _click(teacher, "Reveal")
+        shown = [f"{choices[0]} ✓", choices[1]]
+        for where in (kit.main(teacher), _bar(phone)):
+            ticks = where.locator('[data-testid="stPlotlyChart"] .xtick2 text')
+            expect(ticks).to_have_count(2, timeout=FOLLOW_MS)
+            assert [t.strip() for t in ticks.all_text_contents()] == shown
+        expect(_bar(phone)).to_contain_text(f"The answer: {choices[0]}")
+
         # End asks first; then every student is told.
         kit.main(teacher).get_by_role("button", name="End the class").click()
         kit.rerun_after(teacher, teacher.get_by_role("button", name="Yes, end the class").click)

@@ -48,7 +48,7 @@ def test_the_reveal_says_how_answers_moved_and_marks_the_answer():
     assert stacks(figure)["not said"] == [2, 0, 1, 3, 0, 0]
     assert [list(level) for level in figure.data[0].x] == [
         ["a", "a", "b ✓", "b ✓", "c", "c"],
-        ["round 1", "round 2"] * 3,
+        ["1st", "2nd"] * 3,
     ]
     assert figure.layout.xaxis.type == "multicategory"
     assert list(chart(asked, split((2, 1, 0))).data[0].x) == ["a", "b ✓", "c"]
@@ -62,7 +62,7 @@ def test_each_bar_is_split_by_how_sure_its_voters_were():
     # Surest at the bottom, in the legend's reading order; the whole bar's share above it.
     assert stacks(figure) == {"sure": [2, 0], "fairly sure": [0, 1], "a guess": [1, 0],
                               "not said": [1, 0]}  # fmt: skip
-    assert totals(figure) == ["4 · 80 %", "1 · 20 %"]
+    assert totals(figure) == ["4<br>80 %", "1<br>20 %"]
     assert figure.layout.legend.orientation == "h" and figure.layout.legend.y >= 1
     colours = [bar.marker.color for bar in figure.data if bar.type == "bar"]
     assert len(set(colours)) == 4
@@ -78,9 +78,9 @@ def test_every_option_is_a_category_with_whole_number_ticks_and_shares():
     assert layout.xaxis.type == "category"
     assert list(layout.xaxis.categoryarray) == ["0", "eps ✓", "1"]
     assert layout.yaxis.tick0 == 0 and layout.yaxis.dtick == 1 and layout.yaxis.tickformat == "d"
-    assert totals(figure) == ["1 · 25 %", "3 · 75 %", "0 · 0 %"]
-    assert totals(chart(asked, split((1, 3, 0), (0, 4, 0))))[1::2] == ["0 · 0 %", "4 · 100 %",
-                                                                       "0 · 0 %"]  # fmt: skip
+    assert totals(figure) == ["1<br>25 %", "3<br>75 %", "0<br>0 %"]
+    assert totals(chart(asked, split((1, 3, 0), (0, 4, 0))))[1::2] == ["0<br>0 %", "4<br>100 %",
+                                                                       "0<br>0 %"]  # fmt: skip
     many = chart(asked, split((40, 55, 5)))
     assert many.layout.yaxis.dtick == 11 and many.layout.yaxis.dtick % 1 == 0
-    assert totals(chart(asked, split((0, 0, 0)))) == ["0 · no votes"] * 3
+    assert totals(chart(asked, split((0, 0, 0)))) == ["0<br>no votes"] * 3

@@ -14,9 +14,11 @@ from ui.live.store import Asked, Sureness
 
 ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue (typed formulas)
 # How sure, darkest at the bottom of each bar: one hue stepping in lightness reads the same
-# with every colour blindness, and "not said" is hatched grey, told apart without its colour.
+# with every colour blindness, and "not said" is grey hatching, told apart without its colour
+# (pale, it read as an empty bar on a projector).
+ORDINALS = {1: "1st", 2: "2nd"}  # a revote's bars (rules.ROUNDS)
 SURENESS = (("sure", "#1864ab", ""), ("fairly sure", "#4dabf7", ""), ("a guess", "#d0ebff", ""),
-            (NOT_SAID, "#e9ecef", "/"))  # fmt: skip
+            (NOT_SAID, "#868e96", "/"))  # fmt: skip
 
 
 def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
@@ -31,16 +33,18 @@ def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
     ]
     numbers = sorted(split)
     bars = [(i, number) for i, _ in enumerate(labels) for number in numbers]
-    # One round: a bar per option; a revote: the rounds side by side under each option.
+    # One round: a bar per option; a revote: the rounds side by side under each option, named
+    # short ("round 1" under six bars stood on end at 390 px and squashed the bars).
     x = (
-        [[labels[i] for i, _ in bars], [f"round {number}" for _, number in bars]]
+        [[labels[i] for i, _ in bars], [ORDINALS[number] for _, number in bars]]
         if len(numbers) > 1
         else labels
     )
     totals = [sum(split[number][i]) for i, number in bars]
     voted = {number: sum(map(sum, split[number])) for number in numbers}
+    # The count over its share: on one line, six bars' labels ran into each other at 390 px.
     above = [
-        f"{v} · {share(v, voted[number])}" for v, (_, number) in zip(totals, bars, strict=True)
+        f"{v}<br>{share(v, voted[number])}" for v, (_, number) in zip(totals, bars, strict=True)
     ]
     levels = (*CONFIDENCE, NOT_SAID)  # the store's order of a bar's split
     fig = go.Figure(
@@ -49,7 +53,11 @@ def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
                 name=level,
                 x=x,
                 y=[split[number][i][levels.index(level)] for i, number in bars],
-                marker=dict(color=colour, pattern_shape=hatch, line=dict(color="#495057", width=1)),
+                marker=dict(
+                    color=colour,
+                    line=dict(color="#495057", width=1),
+                    pattern=dict(shape=hatch, bgcolor="#e9ecef"),
+                ),
                 hovertemplate="%{y} " + level + "<extra></extra>",
             )
             for level, colour, hatch in SURENESS
@@ -70,13 +78,14 @@ def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
         fig.update_xaxes(type="multicategory")
     else:
         fig.update_xaxes(type="category", categoryorder="array", categoryarray=labels)
-    # Ticks at whole votes only, and room above the tallest bar for its label.
+    # Ticks at whole votes only, and room above the tallest bar for its two lines.
     top = max(totals, default=0)
     fig.update_yaxes(title="votes", tick0=0, dtick=max(1, math.ceil(top / 5)), tickformat="d",
-                     range=[0, max(top, 1) * 1.3])  # fmt: skip
+                     range=[0, max(top, 1) * 1.45])  # fmt: skip
     fig.update_layout(
         barmode="stack",
         height=height,
+        font=dict(size=14),  # read from the back of the room (plotly's 12 px was not)
         # The legend above the bars: below, it covered the options' names (seen at 390 px).
         margin=dict(l=40, r=10, t=30, b=40),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal"),
