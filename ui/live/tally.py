@@ -16,6 +16,7 @@ ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue (typed f
 # How sure, darkest at the bottom of each bar: one hue stepping in lightness reads the same
 # with every colour blindness, and "not said" is grey hatching, told apart without its colour
 # (pale, it read as an empty bar on a projector).
+READABLE = dict(size=14, color="#31333f")  # read from the back row: the app's text colour
 ORDINALS = {1: "1st", 2: "2nd"}  # a revote's bars (rules.ROUNDS)
 SURENESS = (("sure", "#1864ab", ""), ("fairly sure", "#4dabf7", ""), ("a guess", "#d0ebff", ""),
             (NOT_SAID, "#868e96", "/"))  # fmt: skip
@@ -68,12 +69,16 @@ def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
                 y=totals,
                 text=above,
                 mode="text",
+                textfont=READABLE,
                 textposition="top center",
                 showlegend=False,
                 hoverinfo="skip",
             )
         ]
     )
+    # Streamlit's theme draws ticks and legend in 12 px grey unless told otherwise.
+    fig.update_xaxes(tickfont=READABLE)
+    fig.update_yaxes(tickfont=READABLE)
     if len(numbers) > 1:
         fig.update_xaxes(type="multicategory")
     else:
@@ -85,10 +90,11 @@ def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
     fig.update_layout(
         barmode="stack",
         height=height,
-        font=dict(size=14),  # read from the back of the room (plotly's 12 px was not)
         # The legend above the bars: below, it covered the options' names (seen at 390 px).
         margin=dict(l=40, r=10, t=30, b=40),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal"),
+        legend=dict(
+            orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal", font=READABLE
+        ),
     )
     return fig
 
