@@ -28,3 +28,31 @@ def reference(x, gamma, beta, dout, eps: float) -> dict[str, np.ndarray]:
         "dgamma": np.sum(dout * xhat, axis=rows),
         "dbeta": np.sum(dout, axis=rows),
     }
+
+
+def node_reference(x, gamma, beta, dout, eps: float) -> dict[str, np.ndarray]:
+    """The gradient of every staged node of ln_core.forward (and of x), by the chain rule in
+    np.longdouble from the same inputs, keyed by node name (as check_node names them): each is
+    the total derivative of sum(dout * out) through everything after that node."""
+    x, gamma, dout = (np.asarray(a, np.longdouble) for a in (x, gamma, dout))
+    d = x.shape[-1]
+    xc = x - np.mean(x, axis=-1, keepdims=True)
+    root = np.sqrt(np.mean(xc * xc, axis=-1, keepdims=True) + np.longdouble(eps))
+    g = dout * gamma
+    dinv = np.sum(g * xc, axis=-1, keepdims=True)
+    dvar = -dinv / (2 * root**3)
+    dxc = g / root + 2 * xc * dvar / d
+    dmean = -np.sum(dxc, axis=-1, keepdims=True)
+    return {
+        "out": dout,
+        "gx": dout,
+        "normalized_x": g,
+        "inv_sqrt_sve": dinv,
+        "sqrt_sve": -dinv / root**2,
+        "sve": dvar,
+        "sample_var": dvar,
+        "sq_xsm": np.broadcast_to(dvar / d, x.shape),
+        "x_sm": dxc,
+        "sample_mean": dmean,
+        "x": dxc + dmean / d,
+    }

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench.longdouble_ref import reference
+from bench.longdouble_ref import node_reference, reference
 from ln_core import (
     NODE_NAMES,
     Bug,
@@ -53,6 +53,7 @@ from ln_core.agreement import agreement
 from ln_core.audit import ENTRIES
 from ln_core.bugs import CAUGHT, MISSED, check_bug
 from ln_core.jacobian_facts import facts_of
+from ln_core.node_check import NodeCheck, node_step, numerical_node_gradient
 from ln_core.residual_check import residual_check
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS, judge
 from teaching.presets import PRESETS, make_example
@@ -179,16 +180,19 @@ def largest_ratio(error: np.ndarray, bound: np.ndarray) -> float:
     return float(np.max(ratio, initial=0.0))
 
 
-def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
+def judge_nodes(tally: Tally, case: Inputs, cache) -> dict[str, NodeCheck]:
     """Every node's check on the correct staged gradients (never a fail) and on a wrong one,
-    the gradient with its sign flipped (a fail wherever that is 10x the bound)."""
+    the gradient with its sign flipped (a fail wherever that is 10x the bound). Returns the
+    checks by node."""
     grads = backward(case.dout, cache)
+    checks = {}
     for node in (*NODE_NAMES, "x"):
         try:
             result = check_node(cache, grads, node)
         except ValueError as err:
             tally.refused[f"node {node}: {str(err)[:50]}"] += 1
             continue
+        checks[node] = result
         tally.nodes[(node, result.status)] += 1
         if cache.dtype == np.float64:  # the analytic value is exact next to the bound
             ratio = largest_ratio(result.numerical - result.analytic, result.bound)
@@ -199,6 +203,7 @@ def judge_nodes(tally: Tally, case: Inputs, cache) -> None:
         measurable = judge(-result.analytic, result.analytic, result.bound)
         if flipped.status != FAIL and measurable.excess >= 10:
             tally.node_big_misses.append((case.label, node, measurable.excess))
+    return checks
 
 
 def run(grid: dict, seed: int = 0, nodes: bool = True, audits: bool = True) -> Tally:
@@ -368,6 +373,7 @@ class Power:
     wrong: Counter = field(default_factory=Counter)
     wrong_passed: list = field(default_factory=list)
     wrong_unresolved: list = field(default_factory=list)
+    resolved_examples: list = field(default_factory=list)
     torch: bool = False
     torch_gap: float = 0.0
 
@@ -379,6 +385,8 @@ class Power:
         if status == CANNOT_RESOLVE:
             self.unresolved[key] += 1
             self.resolvable[key] += cd_error < WITHIN
+            if cd_error < WITHIN:
+                self.resolved_examples.append((page, case.label, what, f"{cd_error:.1e}"))
 
     def judge_wrong(self, page: str, case: Inputs, what: str, status: str, error: float):
         """status: the page's verdict on a wrong value off the truth by `error` (relative),
@@ -522,20 +530,36 @@ def run_power(grid: dict = POWER, ln_only: bool = False, torch: bool = False) ->
 
 def power_nodes(grid: dict = POWER) -> str:
     """The Stepper's node checks on the power grid's inputs, per dtype: correct node gradients
-    called fail, sign-flipped ones 10x the bound not failed, and each node's verdicts."""
+    called fail, sign-flipped ones 10x the bound not failed, each node's verdicts, and the
+    correct ones "cannot resolve" where the working dtype's central difference of that node
+    (at the check's own steps) is within WITHIN of bench.longdouble_ref's node gradient."""
     tallies = {dtype: Tally() for dtype in grid["dtype"]}
+    power = Power()
     for case in power_cases(grid):
         cache = forward(case.x, case.gamma, case.beta, case.eps)
-        judge_nodes(tallies[case.x.dtype.name], case, cache)
+        checks = judge_nodes(tallies[case.x.dtype.name], case, cache)
+        exact = node_reference(case.x, case.gamma, case.beta, case.dout, working_eps(case))
+        for node, check in checks.items():
+            working = check.numerical
+            if working.dtype != cache.dtype:  # x's differences run in float64 (check_node)
+                working = numerical_node_gradient(cache, case.dout, node, node_step(cache, node))
+            _, cd_error = distance(working, exact[node])
+            power.judge_correct(node, case, node, check.status, cd_error)
     lines = []
     for dtype, tally in tallies.items():
+        correct = sum(power.correct[key] for key in power.correct if key[1] == dtype)
+        resolvable = sum(power.resolvable[key] for key in power.resolvable if key[1] == dtype)
         lines.append(
             f"{dtype}: correct node gradients called fail: {len(tally.node_false_fails)}; "
-            f"sign flipped >= 10x the bound not failed: {len(tally.node_big_misses)}"
+            f"sign flipped >= 10x the bound not failed: {len(tally.node_big_misses)}; "
+            f"cannot resolve where a central difference is within 1 %: {resolvable} of "
+            f"{correct} ({100 * resolvable / max(correct, 1):.1f} %)"
         )
         for node in sorted({k[0] for k in tally.nodes}):
             counts = {s: tally.nodes[(node, s)] for s in (PASS, CANNOT_RESOLVE, FAIL)}
-            lines.append(f"  {node}: {counts}")
+            lines.append(f"  {node}: {counts}, resolvable {power.resolvable[(node, dtype)]}")
+    examples = [f for f in power.resolved_examples if f[1][1] == "float32"][:6]
+    lines.append(f"resolvable, e.g. (float32): {examples}")
     return "\n".join(lines)
 
 

@@ -152,8 +152,7 @@ def unfaithful(cache: Cache, wide: Cache, dout: np.ndarray) -> dict[str, np.ndar
     a group is "cannot resolve", never failed. Zero elsewhere."""
     s = cache.inv_sqrt_sve.astype(np.float64)
     exact = wide.inv_sqrt_sve.astype(np.float64)
-    shift = exact * mean_rounding(cache)
-    off = (np.abs(s - exact) > FAITHFUL * exact) | (shift > FAITHFUL)
+    off = unfaithful_groups(cache, wide)
     weight = np.sum(np.abs(times_gamma(dout, wide)), axis=cache.axis, keepdims=True)
     spread = 1.0 + np.maximum(
         np.max(np.abs(cache.normalized_x.astype(np.float64)), axis=cache.axis, keepdims=True),
@@ -167,6 +166,16 @@ def unfaithful(cache: Cache, wide: Cache, dout: np.ndarray) -> dict[str, np.ndar
         "dgamma": np.sum(np.where(off, np.abs(dout) * xhat, 0.0), axis=axes),
         "dbeta": 0.0,
     }
+
+
+def unfaithful_groups(cache: Cache, wide: Cache) -> np.ndarray:
+    """Per group (kept as size 1), whether the working dtype's forward pass is no small
+    perturbation of the exact one (wide: the float64 forward pass of the same inputs): its s
+    off by more than FAITHFUL relative, or its xhat shifted by the mean's rounding by more."""
+    s = cache.inv_sqrt_sve.astype(np.float64)
+    exact = wide.inv_sqrt_sve.astype(np.float64)
+    shift = exact * mean_rounding(cache)
+    return (np.abs(s - exact) > FAITHFUL * exact) | (shift > FAITHFUL)
 
 
 def reference_cache(cache: Cache) -> Cache:

@@ -9,7 +9,7 @@ import numpy as np
 from ln_core.agreement import ROUNDINGS, SHIFTED, backward_underflows, group_abs, mean_shift
 from ln_core.backward import StagedGrads, times_gamma
 from ln_core.forward import NODE_NAMES, Cache, forward_from
-from ln_core.gradcheck import ROUND_OFF, TRUNCATION, reference_cache, unfaithful
+from ln_core.gradcheck import ROUND_OFF, TRUNCATION, reference_cache, unfaithful_groups
 from ln_core.numerical import MAX_EVALUATIONS, copies_per_chunk, perturbed_copies
 from ln_core.validation import numeric_guard, underflowed
 from ln_core.verdict import Judgement, judge, rel_error
@@ -144,18 +144,26 @@ def _natural_size(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
     w = times_gamma(dout, cache).astype(np.float64)
     if node == "normalized_x":
         return np.abs(w)
+    if node in _OF_MOMENT:
+        return _of_moment(cache, node, group_abs(w * cache.x_sm, cache))
     s = cache.inv_sqrt_sve.astype(np.float64)
-    moment = group_abs(w * cache.x_sm, cache)
-    by_node = {
+    return s * group_abs(w, cache) * (1 + group_abs(cache.normalized_x, cache, np.max))
+
+
+# The nodes whose gradient is dinv_sqrt_sve = sum(w * x_sm) times a power of s.
+_OF_MOMENT = ("inv_sqrt_sve", "sqrt_sve", "sve", "sample_var", "sq_xsm")
+
+
+def _of_moment(cache: Cache, node: str, moment: np.ndarray) -> np.ndarray:
+    """d<node> of a node in _OF_MOMENT, for dinv_sqrt_sve of size `moment`."""
+    s = cache.inv_sqrt_sve.astype(np.float64)
+    return {
         "inv_sqrt_sve": moment,
         "sqrt_sve": s**2 * moment,
         "sve": 0.5 * s**3 * moment,
         "sample_var": 0.5 * s**3 * moment,
         "sq_xsm": 0.5 * s**3 * moment / cache.n,
-    }
-    if node in by_node:
-        return by_node[node]
-    return s * group_abs(w, cache) * (1 + group_abs(cache.normalized_x, cache, np.max))
+    }[node]
 
 
 def rounding_bound(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
@@ -164,18 +172,33 @@ def rounding_bound(cache: Cache, dout: np.ndarray, node: str) -> np.ndarray:
     node name, "x", or a part of one (dx_sm_via_normalized_x...: its natural size is the
     node's, "x_sm" here)."""
     shape = getattr(cache, node).shape if node in NODE_NAMES else cache.x.shape
-    return np.broadcast_to(_own_rounding(cache, _natural_size(cache, dout, node)), shape)
+    natural = _natural_size(cache, dout, node)
+    shifted = natural
+    if node in _OF_MOMENT:
+        # The mean's rounding moves every x_sm by the same amount, so dinv_sqrt_sve by that
+        # times sum(w), however small sum|w * x_sm| is (a one-hot dout on an entry near the
+        # mean): in sigma units of x_sm, that is sum|w| / s.
+        w = times_gamma(dout, cache).astype(np.float64)
+        s = cache.inv_sqrt_sve.astype(np.float64)
+        shifted = _of_moment(
+            cache, node, group_abs(w * cache.x_sm, cache) + group_abs(w, cache) / s
+        )
+    return np.broadcast_to(_own_rounding(cache, natural, shifted), shape)
 
 
-def _own_rounding(cache: Cache, natural: np.ndarray) -> np.ndarray:
+def _own_rounding(
+    cache: Cache, natural: np.ndarray, shifted: np.ndarray | None = None
+) -> np.ndarray:
     """ROUNDINGS * machine_eps * (2 + log2 D) times a gradient's natural size, plus SHIFTED
-    times how far the mean's measured rounding shifts xhat (ln_core.agreement.mean_shift):
-    every gradient below normalized_x reads x - mean, which carries that rounding. A mean that
-    does not round (a constant vector, where x - mean is exactly 0) adds nothing, however
-    small eps makes sigma."""
+    times how far the mean's measured rounding shifts xhat (ln_core.agreement.mean_shift)
+    times the size the gradient has for a shift of x_sm by sigma (`shifted`; natural unless
+    given): every gradient below normalized_x reads x - mean, which carries that rounding. A
+    mean that does not round (a constant vector, where x - mean is exactly 0) adds nothing,
+    however small eps makes sigma."""
     machine_eps = float(np.finfo(cache.dtype).eps)
     chain = 2.0 + np.log2(cache.n)
-    return natural * (ROUNDINGS * machine_eps * chain + SHIFTED * mean_shift(cache))
+    shifted = natural if shifted is None else shifted
+    return natural * ROUNDINGS * machine_eps * chain + shifted * SHIFTED * mean_shift(cache)
 
 
 def node_bound(cache: Cache, dout: np.ndarray, node: str, h: np.ndarray) -> np.ndarray:
@@ -218,8 +241,8 @@ def check_node(
     """Compare grads' d<node> (or dx for node "x") with a numerical gradient of that node."""
     if node not in (*NODE_NAMES, "x"):
         raise ValueError(f"Unknown node {node!r}; the nodes are {', '.join(NODE_NAMES)} and x.")
-    if node == "x" and h is None and cache.dtype != np.float64:
-        return _wide_x_check(cache, grads)
+    if h is None and cache.dtype != np.float64:
+        return _wide_check(cache, grads, node)
     step = node_step(cache, node) if h is None else h
 
     value, differences_underflow = underflowed(
@@ -236,27 +259,32 @@ def check_node(
     )
 
 
-def _wide_x_check(cache: Cache, grads: StagedGrads) -> NodeCheck:
-    """dx of a working dtype narrower than float64 against float64 differences of the same
-    inputs, as the gradient check's reference (ln_core.gradcheck): each moved copy of x
-    computes its own mean, whose rounding in float32 (a few ulp of a large common offset, over
-    the step) would swamp the difference. The bound: the float64 differences' own
-    (`node_bound`), the float32 dx's rounding (`rounding_bound`), and where the float32
-    forward pass is no small perturbation of the exact one, `ln_core.gradcheck.unfaithful`."""
+def _wide_check(cache: Cache, grads: StagedGrads, node: str) -> NodeCheck:
+    """d<node> of a working dtype narrower than float64 against float64 differences of the
+    same inputs, as the gradient check's reference (ln_core.gradcheck): float32 differences
+    keep few digits (each moved copy of x computes its own mean, whose rounding, a few ulp of
+    a large common offset over the step, swamps dx's difference; a moved square's change to the
+    variance is rounded to an ulp of the variance, 1e-3 of dsq_xsm's difference at D = 64).
+    The bound: the float64 differences' own (`node_bound`), the working d<node>'s rounding
+    (`rounding_bound`), and where the working forward pass is no small perturbation of the
+    exact one (`ln_core.gradcheck.unfaithful_groups`), four times the larger natural size of
+    d<node> in either pass: "cannot resolve" there, never a fail. gx, normalized_x and out reach
+    only their own entry of gx, whose gradient does not depend on where it is taken."""
     wide = reference_cache(cache)
     dout = grads.dout.astype(np.float64)
-    step = node_step(wide, "x")
+    step = node_step(wide, node)
     value, differences_underflow = underflowed(
-        lambda: numerical_node_gradient(wide, dout, "x", step)
+        lambda: numerical_node_gradient(wide, dout, node, step)
     )
-    bound = (
-        node_bound(wide, dout, "x", step)
-        + rounding_bound(cache, grads.dout, "x")
-        + unfaithful(cache, wide, dout)["dx"]
-    )
+    bound = node_bound(wide, dout, node, step) + rounding_bound(cache, grads.dout, node)
+    if node not in _OWN_ENTRY:
+        natural = np.maximum(
+            _natural_size(cache, grads.dout, node), _natural_size(wide, dout, node)
+        )
+        bound = bound + np.where(unfaithful_groups(cache, wide), 4.0 * natural, 0.0)
     return NodeCheck(
-        node="x",
-        analytic=grads.dx,
+        node=node,
+        analytic=grads.of(node),
         numerical=value,
         h=step,
         bound=bound,

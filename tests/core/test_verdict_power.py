@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.longdouble_ref import reference
+from bench.longdouble_ref import node_reference, reference
 from bench.verdict_sweep import POWER, Inputs, exact_residual, power_cases
 from ln_core import (
     audit,
@@ -32,6 +32,7 @@ from ln_core import (
 from ln_core.audit import FORMULA
 from ln_core.bugs import CAUGHT, Bug, check_bug
 from ln_core.jacobian_facts import facts_of
+from ln_core.node_check import rounding_bound
 from ln_core.residual_check import residual_check
 from ln_core.verdict import judge
 from teaching.presets import make_example
@@ -323,3 +324,32 @@ def test_the_stepper_checks_dx_of_a_large_common_offset_in_float32():
     result = check_node(cache, backward(dout, cache), "x")
     assert result.status == "pass", result.judgement
     assert judge(result.analytic * F32(1.1), result.numerical, result.bound).status == "fail"
+
+
+def test_the_stepper_checks_dsq_xsm_of_random_normal_in_float32():
+    """Was: the node check of sq_xsm "cannot resolve" on Random normal (3, 64), dout ones, in
+    float32 (bound 3.6e-2 against a gap of 1.7e-4; the float32 central difference is within
+    0.34 % of the truth): a moved square's change to the variance is rounded to an ulp of the
+    variance. Every node's differences now run in float64 of the same inputs, as x's do, so
+    the correct dsq_xsm passes and one off by 10 % fails."""
+    case = _sweep_case("Random normal", 64, "ones")
+    cache = forward(case.x, case.gamma, case.beta, case.eps)
+    result = check_node(cache, backward(case.dout, cache), "sq_xsm")
+    assert result.status == "pass", result.judgement
+    assert judge(result.analytic * F32(1.1), result.numerical, result.bound).status == "fail"
+
+
+def test_dinv_sqrt_sve_of_a_one_hot_dout_on_a_large_common_offset_is_not_failed():
+    """The mean's float32 rounding moves every x_sm by the same amount, so dinv_sqrt_sve =
+    sum(w * x_sm) by that times sum(w): on Large common offset (3, 4) with a one-hot dout, the
+    float32 dinv_sqrt_sve is 5e-6 off its exact value, more than its rounding bound allowed
+    when the shift was counted against sum|w * x_sm| only (the one entry sits near the mean).
+    Against float64 differences of the same inputs, that was a correct gradient failed."""
+    case = _sweep_case(OFFSET, 4, "one_hot")
+    cache = forward(case.x, case.gamma, case.beta, case.eps)
+    grads = backward(case.dout, cache)
+    exact = node_reference(case.x, case.gamma, case.beta, case.dout, float(F32(case.eps)))
+    for node in ("inv_sqrt_sve", "sqrt_sve", "sve", "sample_var", "sq_xsm"):
+        gap = np.abs(np.asarray(grads.of(node), np.longdouble) - exact[node])
+        assert np.all(gap <= rounding_bound(cache, case.dout, node)), node
+        assert check_node(cache, grads, node).status != "fail", node
