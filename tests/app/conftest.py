@@ -217,6 +217,10 @@ class Lab:
     def subheaders(self) -> list[str]:
         return [h.value for h in self.at.main.header]
 
+    def expanders(self) -> list[str]:
+        """The labels of the main area's expanders (open or folded)."""
+        return [e.label for e in self.at.main.expander]
+
     @staticmethod
     def differ(before: np.ndarray, after: np.ndarray) -> bool:
         """True if two shown tables hold different numbers (or have different shapes)."""

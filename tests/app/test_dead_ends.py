@@ -24,7 +24,7 @@ def test_the_steps_before_the_square_root_stay_defined(lab, number):
     assert not lab.errors("main"), "the reason is said twice (sidebar and page)"
     (sidebar_error,) = lab.errors("sidebar")
     assert "(0,)" not in sidebar_error and "in row 0" in sidebar_error
-    assert "What to try" in lab.subheaders(), "the guide at the foot of the page is gone"
+    assert "What to try" in lab.expanders(), "the guide at the foot of the page is gone"
     if number == 5:
         np.testing.assert_array_equal(lab.table(0), np.zeros((lab.state["x"].shape[0], 1)))
         np.testing.assert_array_equal(lab.step_numbers(), np.zeros(1))
@@ -34,7 +34,7 @@ def test_a_later_step_says_once_why_it_is_undefined_and_keeps_the_guide(lab):
     _constant_without_eps(lab).step_to(12)
     lab.assert_no_exception()
     assert len(lab.errors()) == 1
-    assert "What to try" in lab.subheaders()
+    assert "What to try" in lab.expanders()
 
 
 def test_with_the_sidebar_hidden_the_page_says_why(open_link):
@@ -86,7 +86,7 @@ def test_an_undefined_output_carries_the_button_that_fixes_it_and_keeps_the_guid
     assert _buttons(lab, "sidebar") == ["Set eps to 1e-5", "Add a small spread to x"]
     if [e for e in lab.errors("main") if "zero variance" in e]:
         assert _buttons(lab, "main") == ["Set eps to 1e-5", "Add a small spread to x"]
-    assert "What to try" in lab.subheaders(), "the guide at the foot of the page is gone"
+    assert "What to try" in lab.expanders(), "the guide at the foot of the page is gone"
     assert [link for link in lab.at.main.get("page_link") if "Next:" in link.proto.label]
     next(b for b in lab.at.button if (b.key or "").startswith("way_out_eps_")).click()
     lab.run()

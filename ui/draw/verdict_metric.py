@@ -1,6 +1,6 @@
 """A verdict as a student reads it: the outcome in plain words and a number they know first
 ("Fail: off by 33.3 %, far beyond round-off", "Pass: agrees to 11 digits"), the reasoning one
-click away ("Why we can say so"). Every page shows its verdicts through here.
+click away ("Why?"). Every page shows its verdicts through here.
 
 A metric never stands alone: its tooltip says what it checks, what is expected and the value
 with every digit; the number on the card has 3 significant digits."""
@@ -24,7 +24,7 @@ ICONS = {
     MISSED: ":material/warning:",
     CANNOT_TELL: ":material/help:",
 }
-WHY = "Why we can say so"
+WHY = "Why?"
 
 
 def folded_reason(reason: str, where: Any = st, detail: str = "") -> None:

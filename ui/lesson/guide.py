@@ -11,7 +11,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from ui.entry.errors import shown_errors
 from ui.entry.literal import literal
-from ui.lesson.exercises import exercise
+from ui.lesson.exercises import Exercise, exercise
 from ui.session import share, state
 
 
@@ -134,12 +134,17 @@ def _check(url_path: str) -> None:
 
 
 def _exercise(url_path: str) -> None:
-    """The page's predict-then-check question: a prediction first, then the answer, computed
-    only when asked for."""
+    """The page's predict-then-check question, folded: a prediction first, then the answer,
+    computed only when asked for."""
     question = exercise(url_path, int(st.session_state["seed"]))
     if question is None:
         return
-    st.markdown(f"**Predict, then check.** {question.prompt}")
+    with st.expander("Predict, then check", icon=":material/quiz:"):
+        _predict_then_check(url_path, question)
+
+
+def _predict_then_check(url_path: str, question: Exercise) -> None:
+    st.markdown(question.prompt)
     guess_key = f"guess_guide_{url_path or 'home'}"
     if url_path not in st.session_state["guide_checked"]:
         st.radio("Your prediction", question.options, index=None, key=guess_key, horizontal=True)
@@ -211,8 +216,9 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
             if left_out:
                 st.caption(f":material/link_off: {left_out}")
             st.code(share.current_link(), language=None, wrap_lines=True)
-        st.header("What to try")
-        st.markdown("\n".join(f"- {line}" for line in stop.tries))
+        # Folded: the first screen of a short page holds its own idea, not the guide's.
+        with st.expander("What to try", icon=":material/science:"):
+            st.markdown("\n".join(f"- {line}" for line in stop.tries))
         _exercise(page.url_path)
         # Keyed, so the stepper's keys (a clicker) lead on past its last step or back before
         # its first.
@@ -227,6 +233,7 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
             else:
                 st.page_link(
                     after,
-                    label=f"Next: {after.title} · {STOPS[after.url_path].teaches}",
+                    label=f"Next: {after.title}",
                     icon=":material/arrow_forward:",
+                    help=STOPS[after.url_path].teaches,
                 )
