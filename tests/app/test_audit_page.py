@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from ln_core.audit import DOCUMENTS
+from ui.lesson import guide
 
 VERDICTS = {"correct", "wrong", "cannot decide"}
 
@@ -20,6 +21,15 @@ def _page_text(lab) -> str:
     parts = [m.value for m in lab.at.main.markdown] + [c.value for c in lab.at.main.caption]
     parts += [e.label for e in lab.at.main.expander] + [h.value for h in lab.at.main.header]
     return "\n".join(parts)
+
+
+def _entries(lab) -> list:
+    """The formulas' entries: the expanders but the notation's and the guide's at the foot."""
+    return [
+        e
+        for e in lab.at.main.expander
+        if not e.label.startswith("Notation") and e.label not in (guide.TRY, guide.PREDICT)
+    ]
 
 
 def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
@@ -48,7 +58,7 @@ def test_summary_first_counts_its_verdicts_and_follows_the_seed(lab):
         lab.run()
         lab.assert_clean()
         name = lab.subheaders()[1]
-        entries = [e for e in lab.at.main.expander if not e.label.startswith("Notation")]
+        entries = _entries(lab)
         assert len(entries) == int(frame["document"].str.lower().eq(name.lower()).sum()) > 0
 
     lab.set_sidebar("seed", 5)
@@ -209,11 +219,7 @@ def test_the_notation_key_names_no_internal_key(lab):
 
 def _open_entries(lab) -> dict[str, bool]:
     """Each formula's entry on the page: whether it is open, by step."""
-    return {
-        e.label.split(": ")[0]: bool(e.children)
-        for e in lab.at.main.expander
-        if not e.label.startswith("Notation")
-    }
+    return {e.label.split(": ")[0]: bool(e.children) for e in _entries(lab)}
 
 
 def test_an_opened_formula_stays_open_as_the_inputs_change_and_folded_stays_folded(lab):

@@ -121,6 +121,8 @@ PATH: tuple[Stop, ...] = (
     ),
 )
 STOPS = {stop.url_path: stop for stop in PATH}
+# The guide's folds at the foot of every page.
+TRY, PREDICT = "What to try", "Predict, then check"
 
 
 def visible_path() -> list[Stop]:
@@ -139,7 +141,7 @@ def _exercise(url_path: str) -> None:
     question = exercise(url_path, int(st.session_state["seed"]))
     if question is None:
         return
-    with st.expander("Predict, then check", icon=":material/quiz:"):
+    with st.expander(PREDICT, icon=":material/quiz:"):
         _predict_then_check(url_path, question)
 
 
@@ -217,7 +219,7 @@ def footer(page: StreamlitPage, shown: Sequence[StreamlitPage]) -> None:
                 st.caption(f":material/link_off: {left_out}")
             st.code(share.current_link(), language=None, wrap_lines=True)
         # Folded: the first screen of a short page holds its own idea, not the guide's.
-        with st.expander("What to try", icon=":material/science:"):
+        with st.expander(TRY, icon=":material/science:"):
             st.markdown("\n".join(f"- {line}" for line in stop.tries))
         _exercise(page.url_path)
         # Keyed, so the stepper's keys (a clicker) lead on past its last step or back before
