@@ -74,7 +74,6 @@ def edits_bar() -> None:
     """Name the edited cells (the first few) and offer to reset them; nothing if none."""
     cells, replaced = edits()
     if not cells and not replaced:
-        st.caption("No cell is edited: the preset's numbers.")
         return
     listed = [str(c) for c in cells[:SHOWN_EDITS]]
     if len(cells) > SHOWN_EDITS:

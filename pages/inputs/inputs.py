@@ -27,7 +27,7 @@ st.header("x: one row per vector")
 with st.container(key="main_figure"):
     array_editor("x", s["x"], lambda a: state.set_array("x", a))
 
-with st.expander("Paste or upload x as CSV, or download the inputs"):
+with st.expander("CSV: paste, upload or download", icon=":material/upload_file:"):
     st.caption(
         "One vector per line, numbers separated by commas, no header. Lines that fill x's "
         "shape keep it (x.csv of a batch of tokens comes back as tokens); otherwise one line "
@@ -52,9 +52,10 @@ with st.expander("Paste or upload x as CSV, or download the inputs"):
 
 st.header("gamma and beta: one value per feature")
 st.button(
-    "Set every gamma to 1 and every beta to 0",
+    "gamma = 1, beta = 0",
     on_click=state.plain_affine,
-    help="Then the output is normalized_x itself: the layer only normalizes.",
+    help="Set every gamma to 1 and every beta to 0: then the output is normalized_x itself, "
+    "the layer only normalizes.",
 )
 
 

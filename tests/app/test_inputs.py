@@ -172,7 +172,7 @@ def test_the_first_click_uses_the_pasted_text(lab):
 
 def test_one_click_sets_every_gamma_to_1_and_beta_to_0(lab):
     lab.open("Inputs")
-    lab.click("Set every gamma to 1 and every beta to 0")
+    lab.click("gamma = 1, beta = 0")
     lab.assert_clean()
     np.testing.assert_array_equal(lab.state["gamma"], np.ones(lab.state["d"]))
     np.testing.assert_array_equal(lab.state["beta"], np.zeros(lab.state["d"]))
