@@ -20,8 +20,8 @@ s = st.session_state
 
 opening(
     "Jacobian",
-    "Row i of J shows how output $y_i$ moves when each input $x_j$ moves: every input moves "
-    "every output.",
+    "Row i of J: how output $y_i$ moves as each input $x_j$ moves. Every input moves every "
+    "output.",
 )
 caps.enforce("jacobian")
 
@@ -59,7 +59,7 @@ def matrices(vector: Inputs, jacobian: np.ndarray) -> None:
             )
         else:
             draw_matrix(jacobian, "J = dy/dx", height=280)
-            st.caption("Read: red, output y_i rises as input x_j rises; blue, it falls.")
+            st.caption("Read: red, y_i rises as x_j rises; blue, it falls.")
 
 
 @st.fragment
@@ -84,17 +84,19 @@ def one_vector() -> None:
             )
             st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 
-        st.header("What J must satisfy")
-        cols = st.columns(4)
-        verdict_metric("max |J @ 1|", facts.ones_response, verdicts.ones, cols[0])
-        verdict_metric("max |J @ x_hat|", facts.xhat_response, verdicts.xhat, cols[1])
-        verdict_metric("max |J - J^T|", facts.symmetry_error, verdicts.symmetry, cols[2])
-        verdict_metric("dout @ J vs backward's dx", facts.dx_error, verdicts.dx, cols[3])
-        if not facts.gamma_uniform:
-            st.caption(
-                "gamma is not uniform here, so J is not symmetric: row i is scaled by gamma_i. "
-                "Set every gamma to the same value on the Inputs page to see the symmetric case."
-            )
+        # The four facts are the verdict's evidence: one click away, like its reasoning.
+        with st.expander("The four facts J must satisfy", icon=":material/rule:"):
+            cols = st.columns(4)
+            verdict_metric("max |J @ 1|", facts.ones_response, verdicts.ones, cols[0])
+            verdict_metric("max |J @ x_hat|", facts.xhat_response, verdicts.xhat, cols[1])
+            verdict_metric("max |J - J^T|", facts.symmetry_error, verdicts.symmetry, cols[2])
+            verdict_metric("dout @ J vs backward's dx", facts.dx_error, verdicts.dx, cols[3])
+            if not facts.gamma_uniform:
+                st.caption(
+                    "gamma is not uniform here, so J is not symmetric: row i is scaled by "
+                    "gamma_i. Set every gamma to the same value on the Inputs page to see the "
+                    "symmetric case."
+                )
 
         st.header("Eigenvalues")
         if facts.predicted_eigenvalues is not None:
