@@ -28,8 +28,8 @@ EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is
 
 opening(
     "Gradient check",
-    "Is the backward pass right? Each gradient is set against central differences "
-    "$\\frac{L(x + h) - L(x - h)}{2h}$, which need only the forward pass.",
+    "Is the backward pass right? Each gradient against central differences "
+    "$\\frac{L(x + h) - L(x - h)}{2h}$.",
 )
 caps.enforce("gradcheck")
 MAX_GROUP = affine_control.PAGES["gradcheck"]
@@ -55,7 +55,11 @@ with result, stops_on_error():
     hint = resolving_inputs(compute.forward(inputs), inputs.dout)
     verdicts = {tensor: gradient_verdict(check, tensor, hint) for tensor in check.tensors}
     with st.container(key="main_figure"):
-        st.header(f"{check_headline(check)} (step h = {number(check.h)}, {inputs.dtype})")
+        st.header(
+            check_headline(check),
+            help=f"Step h = {number(check.h)}, in {inputs.dtype}; central differences need "
+            "only the forward pass.",
+        )
         # What would resolve it, where it shows at once (the reasoning stays under the metric).
         for tensor in check.unresolved:
             st.info(f"{tensor}: {verdicts[tensor].headline}", icon=":material/blur_on:")
