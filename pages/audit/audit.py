@@ -14,8 +14,7 @@ from ui.session import state
 
 opening(
     "Derivation audit",
-    "Every formula of the five write-ups the lab was built from, run on your inputs: correct, "
-    "wrong (with the smallest fix) or cannot decide.",
+    "Each formula of the lab's five source write-ups, run on your inputs.",
 )
 with st.popover("How the formulas are judged", icon=":material/help_outline:"):
     st.markdown(

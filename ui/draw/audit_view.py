@@ -259,7 +259,7 @@ def summary(results: list[AuditResult], verdict: str, presenter: bool) -> AuditR
         st.header(counts(results))
     shown = kept(results, verdict)
     wide_key, phone_key = picker_keys(shown)
-    st.caption("Select a row to open that formula's explanation below.")
+    st.caption("Select a row for its explanation.")
     # Converted once for both tables.
     table = _summary_table(tuple(shown))
     row_height = PRESENTER_ROW_HEIGHT if presenter else DESK_ROW_HEIGHT
