@@ -29,8 +29,7 @@ def _use(target: str, formula: str) -> None:
 
 opening(
     "Check your derivation",
-    "Derived a gradient on paper? Type it: the lab judges it, and shows the simplest input "
-    "that breaks a wrong one.",
+    "Type a gradient you derived: the lab judges it and finds the input that breaks it.",
 )
 with st.expander("How your formula is judged"):
     st.markdown(
@@ -44,12 +43,12 @@ caps.enforce("derive")
 typing, names = st.container(key="main_figure").columns([3, 2])
 with typing:
     target = st.selectbox(
-        "The gradient your formula computes",
+        "Gradient",
         list(TARGETS),
         format_func=derivation_view.target_label,
         **state.bound("derive_target"),
     )
-    formula_box("Your formula (the right-hand side)", "derive_formula")
+    formula_box("Your formula", "derive_formula")
     eps_column, gamma_column = st.columns(2)
     eps_column.toggle("My derivation has ε", **state.bound("derive_eps"))
     gamma_column.toggle("One scalar γ and β", **state.bound("derive_scalar"))
@@ -58,7 +57,7 @@ with names:
         derivation_view.names_list(target)
     # Beside the box, so the verdict under it starts on the first screen. One button per line:
     # side by side, a projector's third of a column cuts their labels.
-    st.caption("Or load an example:")
+    st.caption("Examples:")
     for label, example_target, formula in EXAMPLES:
         st.button(label, on_click=_use, args=(example_target, formula))
 
@@ -71,7 +70,7 @@ with stops_on_error():
     if not s["derive_formula"].strip():
         # Nothing typed yet: no verdict, not even "empty", until the student writes something.
         st.info(
-            f"Type what follows `{s['derive_target']} =` above, or load an example.",
+            f"Type what follows `{s['derive_target']} =`, or load an example.",
             icon=":material/edit:",
         )
         st.stop()

@@ -10,7 +10,7 @@ import pytest
 
 from ui.entry.limits import LINK_FORMULA_CHARS
 
-TYPED = "Your formula (the right-hand side)"
+TYPED = "Your formula"
 
 
 def _type(lab, text: str):
@@ -69,7 +69,7 @@ def test_examples_and_quantity_change_the_verdict(lab):
     assert _verdict(lab) == "Wrong"
     lab.click("A correct compact dx")
     assert _verdict(lab) == "Correct"
-    lab.widget("selectbox", "The gradient your formula computes").set_value("dgamma")
+    lab.widget("selectbox", "Gradient").set_value("dgamma")
     lab.run()
     _type(lab, "sum_batch(dy x̂)")
     assert _verdict(lab) == "Correct"
@@ -219,7 +219,7 @@ def test_a_slip_of_one_term_is_named_and_an_unknown_one_points_at_its_term(lab):
 
 def test_a_documents_mistake_is_a_note_under_its_plain_name(lab):
     lab.open("Check your derivation")
-    lab.widget("selectbox", "The gradient your formula computes").set_value("dbeta")
+    lab.widget("selectbox", "Gradient").set_value("dbeta")
     lab.run()
     _type(lab, "1 * dout")
     assert "Leaves out the sum over the vectors." in _said(lab)
