@@ -23,8 +23,8 @@ NORMS = {
 
 opening(
     "LayerNorm vs BatchNorm",
-    "The same ten nodes over another axis: LayerNorm averages each row, BatchNorm each column, "
-    "so **BatchNorm is LayerNorm applied to the transpose**.",
+    "LayerNorm averages each row, BatchNorm each column: **BatchNorm is LayerNorm on the "
+    "transpose**.",
 )
 if s["x"].ndim == 1:
     st.error(
@@ -94,7 +94,7 @@ def normalized() -> None:
         )
         with st.container(key="main_figure"):
             st.plotly_chart(fig, width="stretch")
-        st.caption("Read: red is positive, blue negative; each black box is one group averaged.")
+        st.caption("Read: red positive, blue negative; each black box is one group averaged.")
 
         if norm == "rms":
             cache, grads = compute.rms(batch)

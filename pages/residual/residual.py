@@ -17,8 +17,8 @@ s = st.session_state
 
 opening(
     "Residual block (post-LN)",
-    "In $y = \\mathrm{LN}(x + F(x))$ x's gradient comes back two ways: the skip hands $dz$ "
-    "straight back, F adds its share.",
+    "In $y = \\mathrm{LN}(x + F(x))$, x's gradient comes back two ways: through the skip and "
+    "through F.",
 )
 caps.enforce("residual")
 
