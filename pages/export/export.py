@@ -19,17 +19,17 @@ opening(
     "A link to this exact view, and the example as a file.",
 )
 
-st.header("Link to this view")
 came_from = st.session_state["view_page"]
 page_title = class_link.PAGE_TITLES.get(came_from, "Overview")
-st.caption(f"Opens the {page_title} page as you left it, with the same numbers.")
-with st.expander("What the link keeps"):
-    st.caption(
-        "The preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the "
-        "gradient check's bug, the Jacobian's three-paths toggle, the quiz, answers already "
-        "revealed and any array you edited (each while it has at most 64 numbers). Opening it "
-        "in a fresh browser shows the same numbers."
-    )
+# What the link keeps is one hover away: the first screen holds the link itself.
+st.header(
+    "Link to this view",
+    help=f"Opens the {page_title} page as you left it, with the same numbers. It keeps the "
+    "preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the gradient "
+    "check's bug, the Jacobian's three-paths toggle, the quiz, answers already revealed and any "
+    "array you edited (each while it has at most 64 numbers). Opening it in a fresh browser "
+    "shows the same numbers.",
+)
 if share.link_warning():
     st.warning(share.link_warning(), icon=":material/wifi_off:")
 left_out = share.left_out(st.session_state)
