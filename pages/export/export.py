@@ -24,12 +24,12 @@ page_title = class_link.PAGE_TITLES.get(came_from, "Overview")
 # What the link keeps is one hover away: the first screen holds the link itself.
 st.header(
     "Link to this view",
-    help=f"Opens the {page_title} page as you left it, with the same numbers. It keeps the "
-    "preset, shape, seed, eps, dtype, upstream gradient, step, the chosen vector, the gradient "
-    "check's bug, the Jacobian's three-paths toggle, the quiz, answers already revealed and any "
-    "array you edited (each while it has at most 64 numbers). Opening it in a fresh browser "
-    "shows the same numbers.",
+    help="It keeps the preset, shape, seed, eps, dtype, upstream gradient, step, the chosen "
+    "vector, the gradient check's bug, the Jacobian's three-paths toggle, the quiz, answers "
+    "already revealed and any array you edited (each while it has at most 64 numbers). "
+    "Opening it in a fresh browser shows the same numbers.",
 )
+st.caption(f"Opens the {page_title} page as you left it.")
 if share.link_warning():
     st.warning(share.link_warning(), icon=":material/wifi_off:")
 left_out = share.left_out(st.session_state)

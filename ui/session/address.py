@@ -16,9 +16,8 @@ from deploy.replicas import BALANCER_ENV
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EVERY_INTERFACE = ("", "0.0.0.0", "::")
 NOT_ON_THE_NETWORK = (
-    "This lab listens only on this computer ({listen}): the link opens here but on no "
-    "student's device. To teach a class, restart it on a network you trust with "
-    "`{command}` (see the README)."
+    "Only this computer opens this link ({listen}). To teach a class, restart the lab on a "
+    "network you trust: `{command}` (see the README)."
 )
 NO_NETWORK = (
     "The server listens on the network, but this computer has no network address right now: "

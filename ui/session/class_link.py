@@ -50,8 +50,7 @@ def draw(view_page: str) -> None:
     """The builder: the choices, then the link and its QR code (on `view_page` by default)."""
     st.header(
         "A link for your class",
-        help="It carries your numbers and step. Project the QR code or paste the link in the "
-        "chat.",
+        help="It carries your numbers and step. Project the QR code or paste the link in the chat.",
     )
     where = address.current()  # its warning, if any, stands above the page's own link
     left, right = st.columns([3, 2], gap="large")
