@@ -20,8 +20,7 @@ s = st.session_state
 
 opening(
     "Jacobian",
-    "Row i of J: how output $y_i$ moves as each input $x_j$ moves. Every input moves every "
-    "output.",
+    "Row i of J: how output $y_i$ moves as each input $x_j$ moves. Every input moves every output.",
 )
 caps.enforce("jacobian")
 
@@ -85,7 +84,7 @@ def one_vector() -> None:
             st.caption(f"x_hat (x̂): {meaning('normalized_x')}.")
 
         # The four facts are the verdict's evidence: one click away, like its reasoning.
-        with st.expander("The four facts J must satisfy", icon=":material/rule:"):
+        with st.expander("The four facts", icon=":material/rule:"):
             cols = st.columns(4)
             verdict_metric("max |J @ 1|", facts.ones_response, verdicts.ones, cols[0])
             verdict_metric("max |J @ x_hat|", facts.xhat_response, verdicts.xhat, cols[1])
