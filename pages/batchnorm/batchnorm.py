@@ -74,6 +74,8 @@ def normalized() -> None:
         list(NORMS),
         format_func=lambda kind: NORMS[kind].split(":")[0],
         horizontal=True,
+        # What each one averages over, on hover: the boxes on x below show it too.
+        help="\n\n".join(f"{said}." for said in NORMS.values()),
         **state.bound("norm_kind"),
     )
     # The chosen normalization is part of the link. Written first, so the notebooks' link below
@@ -83,7 +85,6 @@ def normalized() -> None:
     with stops_on_error():
         # Tokens become rows: BatchNorm then averages over every token of every sequence.
         batch = state.inputs().rows()
-        st.caption(f"{NORMS[norm]}.")
         fig = heatmap(
             batch.x,
             "x, boxed by group",
