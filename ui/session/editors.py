@@ -94,7 +94,7 @@ def array_editor(
     st.data_editor(frame, key=key, width="stretch", column_config=narrow)
     st.data_editor(phone, key=phone_key, width="stretch", column_config=_PHONE_CONFIG)
     if digits is not None:
-        st.caption(f"Shown to {digits} significant digits; every page computes with all of them.")
+        st.caption(f"Shown to {digits} significant digits; every page computes with all.")
     for problem in problems:
         st.error(problem, icon=":material/error:")
 
