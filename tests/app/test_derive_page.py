@@ -35,7 +35,7 @@ def test_the_page_starts_empty_with_three_examples_to_load(lab):
     lab.assert_clean()
     assert lab.widget("text_input", TYPED).value == ""
     assert _verdict(lab) is None and not lab.at.main.error and not lab.at.main.latex
-    assert any("`dx =` above, or load an example" in i.value for i in lab.at.main.info)
+    assert any("`dx =`, or load an example" in i.value for i in lab.at.main.info)
     labels = [b.label for b in lab.at.main.button]
     assert {"A correct compact dx", "A broken dx"} <= set(labels)
     assert any(label.startswith("A document's line") for label in labels)
