@@ -33,6 +33,7 @@ import numpy as np
 
 from ln_core.agreement import ROUNDINGS, SHIFTED, mean_rounding, rounding_bounds
 from ln_core.backward import backward, times_gamma
+from ln_core.forward import Cache
 from ln_core.gradcheck import FAITHFUL, ROUND_OFF, TRUNCATION, default_h
 from ln_core.residual import (
     ResidualCache,
@@ -49,8 +50,9 @@ from ln_core.verdict import Judgement, judge
 @dataclass(frozen=True)
 class _Sizes:
     """What both bounds read, per group of z's LayerNorm (groups, 1) unless said: |dout| and
-    |gamma| (groups, D), s, 1 + X (spread), M (largest_z), max|x|, the gradient's natural size,
-    and G (gain), the working dtype's machine eps and its rounding chain."""
+    |gamma| (groups, D), s, 1 + X (spread), M (largest_z), max|x|, the gradient's natural size
+    (what its truncation scales with: `_flatness`), and G (gain), the working dtype's machine
+    eps and its rounding chain."""
 
     machine_eps: float
     chain: float
@@ -84,8 +86,20 @@ def _sizes(cache: ResidualCache, dout: np.ndarray) -> _Sizes:
         spread=spread,
         largest_z=np.max(by_group(ln.x), axis=1, keepdims=True),
         largest_x=np.max(by_group(cache.x), axis=1, keepdims=True),
-        natural=s * np.sum(upstream * gamma, axis=1, keepdims=True) * spread,
+        natural=s * np.sum(upstream * gamma, axis=1, keepdims=True) * spread * _flatness(ln),
     )
+
+
+def _flatness(ln: Cache) -> np.ndarray | float:
+    """How much smaller than s * sum|dout * gamma| LayerNorm's derivatives of every order are,
+    per group: at D = 2 its output depends on z only through z1 - z2 = d, as +-d / sqrt(d^2 +
+    4 eps), whose k-th derivative is the first's times about s^(k - 1), and the first is eps s^2
+    of s (normalized_z^2 = 1 - eps s^2, and d(normalized_z) = s (1 - normalized_z^2)); 1 at
+    D >= 3, where nothing makes the terms cancel."""
+    if ln.n != 2:
+        return 1.0
+    s = ln.inv_sqrt_sve.astype(np.float64).reshape(-1, 1)
+    return np.minimum(1.0, float(ln.eps) * s**2)
 
 
 def residual_bounds(cache: ResidualCache, dout: np.ndarray, h: float) -> dict[str, float]:

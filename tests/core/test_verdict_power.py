@@ -353,3 +353,40 @@ def test_dinv_sqrt_sve_of_a_one_hot_dout_on_a_large_common_offset_is_not_failed(
         gap = np.abs(np.asarray(grads.of(node), np.longdouble) - exact[node])
         assert np.all(gap <= rounding_bound(cache, case.dout, node)), node
         assert check_node(cache, grads, node).status != "fail", node
+
+
+def test_residual_block_at_d_2_resolves_dx_of_a_large_common_offset_in_float64():
+    """Was: "cannot resolve" on Large common offset (3, 2), dout ones, float64 (bound 1.4e-6
+    against a dx of size 5.3e-6; the central difference is within 1e-6 of it): the truncation
+    bound used the gradient's natural size, s * sum|dout * gamma| * (1 + X), but at D = 2
+    LayerNorm depends on z only through z1 - z2 and all its derivatives are eps s^2 of that
+    size (normalized_z = +-1 up to eps s^2). Now a pass, and dx x 1.1 fails."""
+    grid = dict(POWER, preset=(OFFSET,), dtype=("float64",), d=(2,), upstream=("ones",))
+    (case,) = power_cases(dict(grid, seed=(0,)))
+    sublayer = make_sublayer(2, 0)
+    cache = residual_forward(case.x, sublayer, case.gamma, case.beta, case.eps)
+    grads = residual_backward(case.dout, cache)
+    check = residual_check(cache, grads, case.dout)
+    assert check.judgements["dx"].status == "pass", check.judgements["dx"]
+    assert check.judgement("dx", grads.dx * 1.1).status == "fail"
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    offset=st.sampled_from([0.0, 2000.0]),
+    spread=st.sampled_from([1e-3, 1e-2, 1.0, 50.0]),
+)
+def test_residual_block_at_d_2_never_fails_a_correct_gradient(seed, dtype, offset, spread):
+    """At D = 2 the truncation bound counts LayerNorm's flatness (eps s^2): still no correct
+    gradient is failed, with sigma from about sqrt(eps) (no flatness) to far above it."""
+    rng = np.random.default_rng(seed)
+    x = (offset + spread * rng.standard_normal((3, 2))).astype(dtype)
+    gamma = (1 + 0.5 * rng.standard_normal(2)).astype(dtype)
+    beta = (0.5 * rng.standard_normal(2)).astype(dtype)
+    dout = rng.standard_normal((3, 2)).astype(dtype)
+    sublayer = make_sublayer(2, seed % 7, dtype=dtype)
+    cache = residual_forward(x, sublayer, gamma, beta, 1e-5)
+    check = residual_check(cache, residual_backward(dout, cache), dout)
+    assert "fail" not in {j.status for j in check.judgements.values()}, check.judgements
