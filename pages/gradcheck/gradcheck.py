@@ -28,7 +28,7 @@ EPS_SWEEP = (1e-5, 1e-3, 1e-1)  # a bug that involves eps only shows once eps is
 
 opening(
     "Gradient check",
-    "Is the backward pass right? Each gradient against central differences "
+    "Is the backward pass right? Each gradient is checked against central differences "
     "$\\frac{L(x + h) - L(x - h)}{2h}$.",
 )
 caps.enforce("gradcheck")

@@ -16,7 +16,7 @@ from deploy.replicas import BALANCER_ENV
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EVERY_INTERFACE = ("", "0.0.0.0", "::")
 NOT_ON_THE_NETWORK = (
-    "Only this computer opens this link ({listen}). To teach a class, restart the lab on a "
+    "Only this computer can open this link ({listen}). To teach a class, restart the lab on a "
     "network you trust: `{command}` (see the README)."
 )
 NO_NETWORK = (
