@@ -103,9 +103,8 @@ def problems(source: str) -> list[str]:
                 operand = match.group(side)
                 for name in _names(operand):
                     if name not in COUNTING | GEOMETRY | _KEYWORDS:
-                        found.append(
-                            f"{number}: {match.group(0).strip()} ({name!r} is not a count)"
-                        )
+                        said = " ".join(match.group("left", "op", "right"))
+                        found.append(f"{number}: {said} ({name!r} is not a count)")
     return found
 
 
