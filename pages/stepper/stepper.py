@@ -73,13 +73,9 @@ def one_step() -> None:
         # The screen's order: the step (drawn last, once the vector is chosen), then the
         # switches, then what is one click away.
         essentials = st.container(key="step_essentials")
-        # One row at a desk; on a projector's large type each needs the width.
+        # One row, on a projector too: each step is one screen.
         switches = st.container(key="step_switches")
-        quiz, affine, vector = (
-            [switches] * 3
-            if s["presenter"]
-            else switches.columns([2, 3, 4], vertical_alignment="bottom")
-        )
+        quiz, affine, vector = switches.columns([2, 3, 4], vertical_alignment="bottom")
         with quiz:
             st.toggle(
                 "Predict before reveal",
