@@ -4,8 +4,9 @@ Two drawings of the same graph: the whole graph folded into two rows (a snake: t
 to right, the second right to left under it; x and eps above the nodes they feed, gamma and beta
 below theirs), and for each node a focused view of it with its inputs above and its consumers
 below, for a projector's column and a phone, where the whole graph would shrink until its labels
-are unreadable. Positions are in the drawing's own units, which the browser shows 1:1 where it
-has room: the label sizes below are the sizes on screen.
+are unreadable. Positions are in the drawing's own units: the browser shows the focused view
+1:1 where it has room, and scales the whole graph to its column (at a 1440 px desk its names
+show at about 14 px, readable from the back row: tests/browser/test_stepper.py measures it).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from ln_core.forward import NODE_INPUTS, NODE_NAMES
 from teaching.steps import Step
 
 INPUTS = ("x", "gamma", "beta", "eps")
-# Label sizes in px: the whole graph's at the desk's body text, the focused view's at a
-# projector's (presenter mode's body text is 21 px).
-WHOLE_PX = 15
+# Label sizes in the drawings' units. The whole graph is scaled to fit its column: how large
+# its names show depends only on how many names fit across, so each box holds just its name
+# (the node's number goes on the second line, with its shape). The focused view's labels are
+# a projector's (presenter mode's body text is 21 px).
+WHOLE_PX = 24
 FOCUS_PX = 21
 
 # (name, column) by row: the first five nodes left to right, the last five right to left
@@ -33,16 +36,27 @@ _SNAKE = (
 
 @dataclass(frozen=True)
 class Box:
-    """One node's box (or an input's ellipse): its centre and size."""
+    """One node's box (or an input's ellipse): its centre and size, its first line of text and
+    what the second line (the node's shape) starts with."""
 
     name: str
     x: float
     y: float
     width: float
     height: float
+    text: str
+    tag: str = ""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "x": self.x, "y": self.y, "w": self.width, "h": self.height}
+        return {
+            "name": self.name,
+            "x": self.x,
+            "y": self.y,
+            "w": self.width,
+            "h": self.height,
+            "text": self.text,
+            "tag": self.tag,
+        }
 
 
 @dataclass(frozen=True)
@@ -106,22 +120,27 @@ def _drawing(boxes: list[Box], font: int) -> Drawing:
     return Drawing(round(width), round(height), font, tuple(boxes), tuple(edges))
 
 
-def _width(name: str, font: int) -> float:
-    # Helvetica's average glyph is about 0.56 em: the box fits its longest line with room.
-    return round(len(label(name)) * font * 0.56 + font * 1.4)
+def _width(text: str, font: int, room: float = 1.4) -> float:
+    # Helvetica's average glyph is about 0.56 em: the box fits its longest line with `room`.
+    return round(len(text) * font * 0.56 + font * room)
 
 
 def whole() -> Drawing:
-    """The whole graph, five columns wide."""
-    column = max(_width(name, WHOLE_PX) for name in NODE_NAMES) + 14
-    box_height, input_height, gap = 2.7 * WHOLE_PX, 1.7 * WHOLE_PX, 26
+    """The whole graph, five columns wide; each box holds its name, then its number and shape."""
+    gap = WHOLE_PX // 2
+    column = max(_width(name, WHOLE_PX, 0.9) for name in NODE_NAMES) + gap
+    box_height, input_height = 2.5 * WHOLE_PX, 1.6 * WHOLE_PX
     boxes, y = [], 2.0
     for row in _SNAKE:
         tall = input_height if row[0][0] in INPUTS else box_height
         for name, col in row:
-            width = _width(name, WHOLE_PX) if name in INPUTS else column - 14
-            boxes.append(Box(name, col * column + column / 2, y + tall / 2, width, tall))
-        y += tall + gap
+            center = col * column + column / 2
+            if name in INPUTS:
+                boxes.append(Box(name, center, y + tall / 2, _width(name, WHOLE_PX), tall, name))
+            else:
+                number = f"{NODE_NAMES.index(name) + 1} · "
+                boxes.append(Box(name, center, y + tall / 2, column - gap, tall, name, number))
+        y += tall + WHOLE_PX
     return _drawing(boxes, WHOLE_PX)
 
 
@@ -129,7 +148,7 @@ def focus(node: str) -> Drawing:
     """`node` between its inputs (above) and its consumers (below), each row centred."""
     rows = [list(NODE_INPUTS[node]), [node], consumers(node)]
     gap, box_height, input_height = 18, 2.7 * FOCUS_PX, 1.7 * FOCUS_PX
-    widths = [[_width(name, FOCUS_PX) for name in row] for row in rows]
+    widths = [[_width(label(name), FOCUS_PX) for name in row] for row in rows]
     span = max(sum(row) + gap * (len(row) - 1) for row in widths)
     boxes, y = [], 2.0
     for row, row_widths in zip(rows, widths, strict=True):
@@ -138,7 +157,7 @@ def focus(node: str) -> Drawing:
         tall = max(input_height if name in INPUTS else box_height for name in row)
         x = (span - sum(row_widths) - gap * (len(row) - 1)) / 2
         for name, width in zip(row, row_widths, strict=True):
-            boxes.append(Box(name, x + width / 2, y + tall / 2, width, tall))
+            boxes.append(Box(name, x + width / 2, y + tall / 2, width, tall, label(name)))
             x += width + gap
         y += tall + 34
     return _drawing(boxes, FOCUS_PX)

@@ -195,9 +195,9 @@ function drawing(spec, labels, cls) {
         : el("svg:rect", { x: left, y: top, width: box.w, height: box.h, rx: 8 })
     );
     const text = el("svg:text", { x: box.x, y: box.y, "text-anchor": "middle", "font-size": spec.font });
-    const first = el("svg:tspan", { x: box.x, dy: input ? "0.35em" : "-0.25em", class: "lnlab-name" }, labels[box.name]);
+    const first = el("svg:tspan", { x: box.x, dy: input ? "0.35em" : "-0.25em", class: "lnlab-name" }, box.text);
     text.append(first);
-    if (!input) text.append(el("svg:tspan", { x: box.x, dy: "1.2em", class: "lnlab-shape" }, walk.hover[box.name]?.shape || ""));
+    if (!input) text.append(el("svg:tspan", { x: box.x, dy: "1.2em", class: "lnlab-shape" }, `${box.tag}${walk.hover[box.name]?.shape || ""}`));
     g.append(text);
     boxes.set(box.name, g);
     svg.append(g);

@@ -51,7 +51,7 @@ def test_whole_graph_folds_into_two_rows_of_five_nodes():
 def test_no_two_boxes_overlap_and_every_label_fits_its_box(drawing):
     assert not [(a.name, b.name) for a, b in combinations(drawing.boxes, 2) if _overlap(a, b)]
     for box in drawing.boxes:
-        assert box.width >= len(graph.label(box.name)) * drawing.font * 0.56, box
+        assert box.width >= len(box.text) * drawing.font * 0.56, box
         assert 0 <= box.x - box.width / 2 and box.x + box.width / 2 <= drawing.width, box
 
 
