@@ -37,9 +37,19 @@ _LAYOUT = """
   }
   const bottoms = parts.map(e => [e.className.baseVal ?? e.className,
                                    e.getBoundingClientRect().bottom]);
-  return {bottoms, height: main.scrollHeight, wide: document.documentElement.scrollWidth};
+  const labels = [...document.querySelectorAll('.lnlab-graph .lnlab-name')]
+    .filter(t => t.getBoundingClientRect().width > 0)
+    .map(t => [t.textContent,
+               parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a]);
+  return {bottoms, height: main.scrollHeight, wide: document.documentElement.scrollWidth, labels};
 }
 """
+# A step's page with its folds closed, at most this many screens tall (the median over the
+# twenty steps), and the graph's node names at least this large on screen: readable from the
+# back row (issue 36). At 1024 x 768 the pages are not there yet (1.39 screens beside the
+# sidebar, 1.41 on a projector, from 2.18 and 2.52): held where they are until they are.
+MAX_SCREENS = {"desk": 1.25, "small_desk": 1.45, "projector": 1.45}
+LABEL_PX = 13
 
 
 def _runs(page) -> int:
@@ -210,6 +220,8 @@ def test_every_step_is_one_screen(tab, server):
             if bottom > viewport["height"]
         ]
         heights.append(found["height"])
+        small = [(text, round(px, 1)) for text, px in found["labels"] if px < LABEL_PX]
+        assert found["labels"] and not small, f"step {number}: graph labels below {LABEL_PX} px"
         assert found["wide"] <= viewport["width"], f"step {number} scrolls sideways"
         if number in SCREENSHOT_STEPS:
             kit.screenshot(
@@ -220,3 +232,7 @@ def test_every_step_is_one_screen(tab, server):
         screens = statistics.median(heights) / viewport["height"]
         tab.lnlab_screens = screens
         print(f"{name}: median page height {statistics.median(heights)} px = {screens:.2f} screens")
+        assert screens <= MAX_SCREENS[name], (
+            f"with its folds closed a step's page is {screens:.2f} screens tall at {viewport} "
+            f"(the median of {heights} px), more than {MAX_SCREENS[name]}"
+        )
