@@ -65,14 +65,14 @@ def measure(browser, base: str, out: Path, view: tuple) -> float:
             tallest = (number, found)
         if number in SHOTS and (name != "small_desk"):
             page.screenshot(path=str(out / f"step{number}_{width}x{height}.png"))
-    screens = statistics.median(heights) / height
-    print(f"{name} {width}x{height}: median {statistics.median(heights)} px = {screens:.2f} screens")
+    median = statistics.median(heights)
+    print(f"{name} {width}x{height}: median {median} px = {median / height:.2f} screens")
     print(f"  per step (screens): {[round(h / height, 2) for h in heights]}")
     print(f"  tallest, step {tallest[0]}:")
     for cls, start, tall in tallest[1]["blocks"]:
         print(f"    {start:6d} {tall:5d}  {cls}")
     page.context.close()
-    return screens
+    return median / height
 
 
 def main() -> None:
