@@ -161,6 +161,9 @@ def test_prev_and_next_stay_in_view_on_a_long_step(tab, server):
     kit.main(tab).locator(".st-key-stepper_nav select").select_option("20")
     _wait_step(tab, 20)
     main = kit.main(tab)
+    # Step 20 fits about one screen with its folds closed: its result, opened, makes it long.
+    main.get_by_text("The result, dx, dgamma and dbeta", exact=False).first.click()
+    main.get_by_text("Why the entries of dx add up to 0").wait_for()
     scrollable = main.evaluate("e => e.scrollHeight - e.clientHeight")
     assert scrollable > 300, f"step 20 is too short to test scrolling ({scrollable} px)"
     path = kit.screenshot_bottom(tab, "stepper_nav_scrolled")
