@@ -46,8 +46,8 @@ _LAYOUT = """
 """
 # A step's page with its folds closed, at most this many screens tall (the median over the
 # twenty steps), and the graph's node names at least this large on screen: readable from the
-# back row (issue 36). At 1024 x 768 the pages are not there yet (1.39 screens beside the
-# sidebar, 1.41 on a projector, from 2.18 and 2.52): held where they are until they are.
+# back row (issue 36). At 1024 x 768 the pages are not there yet (1.40 screens beside the
+# sidebar, 1.43 on a projector, from 2.18 and 2.52): held where they are until they are.
 MAX_SCREENS = {"desk": 1.25, "small_desk": 1.45, "projector": 1.45}
 LABEL_PX = 13
 
