@@ -82,8 +82,15 @@ def main() -> None:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
+        base = f"http://127.0.0.1:{server.port}"
+        # A fresh server's first page can open before its pages are registered ("Page not
+        # found"): one visit first, as the browser tests' warm-up does.
+        warm = browser.new_page()
+        warm.goto(f"{base}/stepper")
+        warm.wait_for_selector(".lnlab-heading", timeout=120_000)
+        warm.close()
         for view in VIEWS:
-            measure(browser, f"http://127.0.0.1:{server.port}", out, view)
+            measure(browser, base, out, view)
         browser.close()
 
 
