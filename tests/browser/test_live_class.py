@@ -6,12 +6,16 @@ and its QR image, then the question, count, timer and buttons, then the chart, a
 fold. The students join by the link the Class page shows (one types the code on the Overview),
 land on both processes, follow the instructor from the first step, vote, see the reveal and
 the class's chart, vote again; one who presses Next is told they left the instructor's step and
-goes back with one click; a second tab that loses a vote race is told its click was refused.
+goes back with one click; most say how sure they are on the revote, and the reveal's bars are
+split by it; a second tab that loses a vote race is told its click was refused, under that
+question, and the message goes with it. The instructor's own question shows its Markdown and
+HTML characters as typed; a countdown closes its first round, "Close now" its second, neither
+revealing.
 One process is restarted right after the first votes (nothing is lost; its browsers reconnect
 and find their votes) and the instructor reloads (the class stays). Every count is checked on
 the instructor's page, in the file and in the store; a student can neither reveal nor vote
 twice; End asks first. Screenshots: the instructor's joining, asking and revealed screens at
-1024x768, a student's question, refused vote and revealed chart at 390x844.
+1024x768, a student's question, refused vote and revealed chart at 390x844 (screenshots/).
 """
 
 from __future__ import annotations
