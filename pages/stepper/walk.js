@@ -208,7 +208,7 @@ function drawing(spec, labels, cls) {
     const text = el("svg:text", { x: box.x, y: box.y, "text-anchor": "middle", "font-size": spec.font });
     const first = el("svg:tspan", { x: box.x, dy: input ? "0.35em" : "-0.25em", class: "lnlab-name" }, box.text);
     text.append(first);
-    if (!input) text.append(el("svg:tspan", { x: box.x, dy: "1.2em", class: "lnlab-shape" }, `${box.tag}${walk.hover[box.name]?.shape || ""}`));
+    if (!input) text.append(el("svg:tspan", { x: box.x, dy: "1.2em", class: "lnlab-shape" }, ` ${box.tag}${walk.hover[box.name]?.shape || ""}`));
     g.append(text);
     boxes.set(box.name, g);
     svg.append(g);
@@ -221,7 +221,8 @@ function light(view, s) {
     const status = s.status[name];
     g.setAttribute("class", `lnlab-node lnlab-${status}`);
     const what = { current: "this step", pending: "not computed yet", forward: "value known", gradient: "gradient known", input: "given input", finished: "dx finished" }[status];
-    g.setAttribute("aria-label", `${walk.labels[name]}: ${what}`);
+    // The name holds the box's visible text (its name, number and shape), then its status.
+    g.setAttribute("aria-label", `${g.textContent.trim()}: ${what}`);
   }
   for (const [id, line] of view.edges) {
     const on = s.active.includes(id);
