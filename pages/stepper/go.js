@@ -6,5 +6,5 @@ export default function (component) {
   const walk = window.__lnlabWalk;
   if (!data || !walk || data.step === walk.server) return;
   walk.server = data.step;
-  if (walk.follow && walk.steps) walk.follow(data.step);
+  if (walk.go && walk.steps) walk.go(data.step, true);
 }

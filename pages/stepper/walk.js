@@ -101,17 +101,6 @@ function go(n, fromServer = false) {
 }
 walk.go = go;
 
-// The instructor's step, for a following student, from a run of the small step fragment
-// alone (go.js): drawn like the server's step, and clicked into the hidden control too, which
-// that run did not redraw; left at the old step, the control would read as the student's own
-// move back on the next run (a reconnect to a new session after a restart, say).
-walk.follow = (n) => {
-  go(n, true);
-  later(() => {
-    if (walk.step === n) tellChannel(n);
-  });
-};
-
 // The head stays below the app's header over the whole page, the guide at its foot too (a
 // sticky position would hold it only within the step's own box). Only the head's own shift is
 // written; a phone's stylesheet makes it static, and there it scrolls with the page.
