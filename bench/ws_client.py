@@ -356,12 +356,9 @@ class Session:
         elif element_type in ("markdown", "heading"):
             texts.append(body.body)
         elif element_type == "bidi_component" and body.WhichOneof("data") == "json":
-            # The Stepper's browser part: the heading of the step it opens on, or of the step
-            # a following student's small step fragment moves it to.
+            # The Stepper's browser part: the heading of the step it opens on.
             walk = json.loads(body.json)
             if isinstance(walk, dict) and "steps" in walk:
                 texts.append(walk["steps"][walk["step"] - 1]["heading"])
-            elif isinstance(walk, dict) and "heading" in walk:
-                texts.append(walk["heading"])
         if getattr(body, "id", "") and getattr(body, "label", ""):
             widgets[body.label] = Widget(element_type, body)

@@ -36,15 +36,6 @@ WALK = st.components.v2.component(
 )
 
 
-# The instructor's step for a following student: a run of the step fragment alone carries it
-# to the walk drawn by WALK (go.js), and the ws client and its tests read its heading.
-GO = st.components.v2.component(
-    "lnlab_stepper_go",
-    js=(_HERE / "go.js").read_text(encoding="utf-8"),
-    isolate_styles=False,
-)
-
-
 def adopt() -> None:
     """Take the step the browser moved to since the last run (a different value in the hidden
     control than the one drawn there)."""
@@ -76,8 +67,3 @@ def draw(data: dict) -> None:
         data={**data, "step": st.session_state["step"]},
         on_moved_change=lambda: None,
     )
-
-
-def go(heading: str) -> None:
-    """Move the walk to the session's step, from a run of the step fragment alone."""
-    GO(key="stepper_go", data={"step": st.session_state["step"], "heading": heading})

@@ -45,22 +45,10 @@ def stepper() -> None:
     controls, a quiz answer, an instructor's move to publish, and in a live class for the
     students who follow (ui/live/wake.py)."""
     browser.adopt()
-    follow.in_stepper("stepper")
     # One box for the whole step: the page's layout (walk.css) places the browser's parts and
     # the step's lines in it (walk.js keeps the step's head in view as the page scrolls).
-    with st.container(key="stepper_page"):
+    with follow.in_stepper("stepper"), st.container(key="stepper_page"):
         one_step()
-
-
-@st.fragment
-def followed_step() -> None:
-    """In a live class, the instructor's step for a student who follows: the process's watcher
-    (ui/live/wake.py) wakes this small part rather than the twenty steps when only the step
-    moved, and the browser moves the walk to it."""
-    with follow.woken_step("stepper") as following, st.container(key="stepper_followed"):
-        if following:
-            share.write_link()  # the address keeps the step (a reload, a share link)
-            browser.go(walk.heading(step(s["step"])))
 
 
 def one_step() -> None:
@@ -232,4 +220,3 @@ def undefined_output(err: ValueError) -> None:
 
 
 stepper()
-followed_step()

@@ -73,14 +73,10 @@ function showLines(n) {
   }
 }
 
-// What the server and the address bar hear of a move waits until the step is drawn. Where
-// Python acts on the move (an instructor's step goes to the class) it waits a fixed short
-// time instead: a projector's page is seldom idle while the class's timer runs, and the wait
-// still lets a held key settle on one step before the server hears of it.
+// What the server and the address bar hear of a move waits until the step is drawn.
 const later = window.requestIdleCallback
   ? (task) => window.requestIdleCallback(task, { timeout: 250 })
   : (task) => setTimeout(task, 50);
-const SYNC_WAIT_MS = 60;
 
 function go(n, fromServer = false) {
   n = clamp(n);
@@ -91,8 +87,7 @@ function go(n, fromServer = false) {
   showLines(n);
   keepHeadInView();
   if (fromServer || !moved) return;
-  const soon = walk.sync ? (task) => setTimeout(task, SYNC_WAIT_MS) : later;
-  soon(() => {
+  later(() => {
     if (walk.step !== n) return;
     tellChannel(n);
     keepAddress(n);

@@ -151,7 +151,7 @@ def _backward(current: Step, numbers: Numbers) -> dict:
     }
 
 
-def heading(current: Step) -> str:
+def _heading(current: Step) -> str:
     direction = "backward" if current.backward else "forward"
     name = f"{'d' if current.backward else ''}{current.node}"
     finished = " and dx" if current.backward and current.index == 1 else ""
@@ -163,7 +163,7 @@ def _frame(current: Step) -> dict:
     """What every step has, whatever the inputs: its heading, name and graph."""
     return {
         "number": current.number,
-        "heading": heading(current),
+        "heading": _heading(current),
         "label": current.label,
         "node": current.node,
         "backward": current.backward,

@@ -1,11 +1,11 @@
 """A live class on a real server: the server starts the students' runs (ui/live/wake.py).
 
 Over Streamlit's websocket protocol, as a browser would speak it: the instructor's Next reaches
-a following student as a run the student's tab did not ask for (the Stepper's small step
-fragment alone), a student exploring on their own is left where they are, and a question
-reaches everyone's class bar; the instructor's publishing timer, carrying the Stepper's hidden
-step control as the browser last drew it, does not send the class back a step. One process
-and a SQLite store in the test's folder.
+a following student as a run the student's tab did not ask for (the Stepper's fragment alone),
+a student exploring on their own is left where they are, and a question reaches everyone's
+class bar; the instructor's publishing timer, carrying the Stepper's hidden step control as
+the browser last drew it, does not send the class back a step. One process and a SQLite
+store in the test's folder.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from ui.live.store import Store
 
 STEP = re.compile(r"(?:^|&)step=(\d+)")
 SIDEBAR_WIDGET = "Random seed"
-STEPS_WIDGET = "Predict before reveal"  # a switch of the twenty steps' fragment
 WAIT_S = 20.0  # generous for a loaded machine; bench/bench_class.py measures the delay
 
 
@@ -42,7 +41,7 @@ async def _class(port: int, store: Store) -> None:
         await student.connect()
         joined = await student.rerun("", query_string=f"join={code}")
         assert joined.page == "stepper" and STEP.search(joined.query_string).group(1) == "1"
-        assert SIDEBAR_WIDGET in joined.widgets and STEPS_WIDGET in joined.widgets
+        assert SIDEBAR_WIDGET in joined.widgets
     bar = next(iter(explorer.auto_reruns))
     stop = widget_state(explorer.widgets["Stop following"], True)
     stopped = await explorer.rerun(fragment_id=bar, widget_states=[stop])
@@ -65,9 +64,7 @@ async def _class(port: int, store: Store) -> None:
     assert woken is not None, "the following student's lab was not moved"
     assert STEP.search(woken.query_string).group(1) == "2"
     assert any(t.startswith("Step 2 of 20") for t in woken.texts)
-    assert SIDEBAR_WIDGET not in woken.widgets  # the Stepper's step fragment alone ran
-    # Not even the twenty steps' fragment: a run of it costs the server about a second.
-    assert STEPS_WIDGET not in woken.widgets
+    assert SIDEBAR_WIDGET not in woken.widgets  # the Stepper's fragment alone ran
     assert await _woken(explorer, 1.5) is None, "a student exploring was moved"
 
     await teacher.rerun("class", query_string="")

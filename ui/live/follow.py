@@ -4,10 +4,9 @@ The instructor's page and view (the query string a share link would carry, ui/sh
 the store whenever they change: on every full run, from the Stepper's fragment at once (its
 buttons rerun only that fragment), and from a small fragment that looks once a second for the
 other pages' fragments. Each process's watcher (ui/live/wake.py) then wakes its following
-students: on the Stepper, when only the step moved, a small fragment of the Stepper's takes the
-step (woken_step) and the browser moves its walk to it, with no run of the twenty steps;
-otherwise the whole app reruns, and its first step (catch_up) applies the view through the
-share link's own strict parser and switches page.
+students: on the Stepper, when only the step moved, the Stepper's fragment takes the step
+(in_stepper); otherwise the whole app reruns, and its first step (catch_up) applies the view
+through the share link's own strict parser and switches page.
 """
 
 from __future__ import annotations
@@ -52,31 +51,20 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
         st.switch_page(target)
 
 
-def in_stepper(page_path: str) -> None:
-    """At the start of a run of the Stepper's twenty steps: the instructor's step goes to the
-    class at once; a following student's lab takes the instructor's newer step, or reruns
-    whole for anything more."""
+@contextmanager
+def in_stepper(page_path: str) -> Iterator[None]:
+    """Around the Stepper's fragment: the instructor's step goes to the class at once; a
+    following student's lab takes the instructor's newer step here, or reruns whole for
+    anything more, and the fragment's end makes room for the next woken student (wake.py)."""
     me = membership.current()
     if me is not None and me.teaching:
         publish(page_path)
-    elif me is not None and me.following:
-        _take_step(me, page_path)
-
-
-@contextmanager
-def woken_step(page_path: str) -> Iterator[bool]:
-    """Around the small fragment the watcher wakes when only the instructor's step moved:
-    yields whether this lab follows (and has taken the instructor's step); its end makes room
-    for the next woken student (wake.py). A run of the twenty steps costs the server about a
-    second; this one, a few milliseconds, so a step reaches a room at once."""
-    me = membership.current()
     if me is None or me.teaching or not me.following:
-        yield False
+        yield
         return
+    _take_step(me, page_path)
     with wake.woken_run():
-        _take_step(me, page_path)
-        wake.listen_step(membership.current().applied)
-        yield True
+        yield
 
 
 def _take_step(me: membership.Membership, page_path: str) -> None:
@@ -104,6 +92,7 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
         # can be older than what catch_up just applied, and would read as a step left.)
         _left()  # the student pressed Next or Back themselves
         st.rerun(scope="app")  # the class bar, outside this fragment, says so
+    wake.listen_step(membership.current().applied)
 
 
 def _view(query: str) -> dict[str, str]:

@@ -7,9 +7,8 @@ store for the classes whose students are connected here (one indexed query per c
 LOOK_S s) and, when a class has moved on, asks each session that has not shown it yet for one
 run of what shows it:
 
-- the instructor moved on the Stepper and the student is there: the Stepper's small step
-  fragment (follow.woken_step takes the step, and reruns the whole app if more than the step
-  changed; the browser then moves its walk without a run of the twenty steps);
+- the instructor moved on the Stepper and the student is there: the Stepper's own fragment
+  (follow.in_stepper takes the step, and reruns the whole app if more than the step changed);
 - the instructor's view changed otherwise: the whole app (follow.catch_up switches page);
 - only the question or the class's end: the class bar.
 
@@ -56,7 +55,7 @@ class Listener:
     following: bool
     rerun: ClientState  # what its browser would send to rerun its page (never changed)
     bar: str  # the class bar's fragment id
-    step: str  # the Stepper step fragment's id while the session is on the Stepper, else ""
+    step: str  # the Stepper fragment's id while the session is on the Stepper, else ""
     follow_shown: int  # the follow version its lab shows
     bar_shown: tuple[bool, Question | None]  # (ended, question) as its bar last drew them
     woken_for: Glance | None = None  # the glance it was last woken for
@@ -160,7 +159,7 @@ class Waker:
             self.listeners[session_id] = listener
 
     def heard_step(self, session_id: str, fragment: str, follow_shown: int) -> None:
-        """A run of the session's Stepper step fragment, showing follow version `follow_shown`."""
+        """A run of the session's Stepper fragment, showing follow version `follow_shown`."""
         with self.lock:
             old = self.listeners.get(session_id)
             if old is not None:
@@ -231,7 +230,7 @@ def latest(code: str) -> Glance | None:
 
 
 def listen_step(follow_shown: int) -> None:
-    """From a run of the Stepper's step fragment: wake this fragment alone for a new step."""
+    """From a run of the Stepper's fragment: wake this fragment alone for a new step."""
     here = _here()
     if here is not None:
         waker, session_id, fragment, _ = here
@@ -240,7 +239,7 @@ def listen_step(follow_shown: int) -> None:
 
 @contextmanager
 def woken_run() -> Iterator[None]:
-    """Around a run that shows the class (the class bar, the Stepper's step fragment): its end
+    """Around a run that shows the class (the class bar, the Stepper's fragment): its end
     makes room for the next woken session."""
     try:
         yield

@@ -37,11 +37,10 @@ _HIDE_SIDEBAR = """
 [data-testid="stExpandSidebarButton"] { display: none !important; }
 """
 
-# Always on: the stepper's key listener, its hidden step control and the followed step's
-# messenger take no room (the step's head, its heading and buttons, sticks below the app's
-# header: pages/stepper/walk.css).
+# Always on: the stepper's key listener and its hidden step control take no room (the step's
+# head, its heading and buttons, sticks below the app's header: pages/stepper/walk.css).
 _STICKY_NAV = """
-.st-key-stepper_keys, .st-key-stepper_channel, .st-key-stepper_followed { display: none; }
+.st-key-stepper_keys, .st-key-stepper_channel { display: none; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
 # formulas wrap under each other before they get too narrow, and a link's or a metric's label
