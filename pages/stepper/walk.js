@@ -152,7 +152,7 @@ function head(root) {
 }
 
 // ---- the graph: the whole graph (wide screens) and the current node's focus --------------
-function drawing(spec, cls) {
+function drawing(spec, labels, cls) {
   const svg = el("svg:svg", {
     class: `lnlab-graph ${cls}`,
     viewBox: `0 0 ${spec.width} ${spec.height}`,
@@ -241,7 +241,7 @@ function tip(tooltip, g, name) {
 }
 
 function graphPart(root) {
-  const whole = drawing(walk.drawings.whole, "whole");
+  const whole = drawing(walk.drawings.whole, walk.labels, "whole");
   const wholeBox = el("div", { class: "st-key-graph_whole lnlab-whole lnlab-essential" });
   wholeBox.append(whole.svg);
   const focusBox = el("div", { class: "st-key-graph_focused lnlab-focus lnlab-essential" });
@@ -288,7 +288,7 @@ function graphPart(root) {
   return (n) => {
     const s = walk.steps[n - 1];
     light(whole, s);
-    focusView = drawing(walk.drawings.focus[s.node], "focus");
+    focusView = drawing(walk.drawings.focus[s.node], walk.labels, "focus");
     wire(focusView.svg);
     light(focusView, s);
     focusBox.replaceChildren(focusView.svg);
