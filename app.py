@@ -10,7 +10,6 @@ import streamlit as st
 import ui.server.browser_messages
 import ui.server.server_memory
 import ui.server.warmup  # then every heavy library, fully imported before a page runs
-import ui.session.way_out  # the buttons under a message about undefined inputs
 from pages.stepper import browser as stepper_browser
 from ui.lesson import guide
 from ui.live import connect, follow, membership

@@ -7,10 +7,10 @@ import streamlit as st
 from ln_core.audit import AuditResult
 from ui.draw import audit_view
 from ui.draw.opening import opening
-from ui.entry.errors import shown_errors, stops_on_error
 from ui.entry.literal import literal
 from ui.server import caps, compute
 from ui.session import state
+from ui.session.errors import shown_errors, stops_on_error
 
 opening(
     "Derivation audit",

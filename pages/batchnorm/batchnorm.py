@@ -7,12 +7,12 @@ from ui.draw.figures import heatmap, overlaid_histograms
 from ui.draw.opening import opening
 from ui.draw.tables import columns_table
 from ui.draw.verdict_metric import verdict_lines, verdict_metric
-from ui.entry.errors import stops_on_error
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_expander
 from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import share, state
+from ui.session.errors import stops_on_error
 
 s = st.session_state
 NORMS = {

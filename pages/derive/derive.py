@@ -7,9 +7,9 @@ from ln_core.derivation import TARGETS
 from pages.derive import derivation_view
 from pages.derive.formula_box import formula_box
 from ui.draw.opening import opening
-from ui.entry.errors import shown_errors, stops_on_error
 from ui.server import caps, compute
 from ui.session import share, state
+from ui.session.errors import shown_errors, stops_on_error
 
 # (button, quantity, formula): one document's line as written, a right compact form, a slip.
 EXAMPLES = (

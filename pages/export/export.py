@@ -6,13 +6,13 @@ import streamlit as st
 
 from pages.export.report import html_report
 from ui.draw.opening import opening
-from ui.entry.errors import stops_on_error
 from ui.export.bundle import numpy_snippet, to_json, to_npz
 from ui.export.download import download
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_downloads
 from ui.server import caps, compute
 from ui.session import affine_control, class_link, share, state
+from ui.session.errors import stops_on_error
 
 opening(
     "Export and share",

@@ -9,11 +9,11 @@ from pages.inputs.edits import edits_bar
 from teaching.upstream import constant_dout_warning
 from ui.draw.opening import opening
 from ui.entry.csv_io import DOUT, GAMMA_BETA, to_csv
-from ui.entry.errors import shown_errors
 from ui.entry.limits import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS
 from ui.export.download import download
 from ui.session import state
 from ui.session.editors import array_editor
+from ui.session.errors import shown_errors
 from ui.session.fields import whole_field
 
 s = st.session_state

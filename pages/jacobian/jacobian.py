@@ -9,11 +9,11 @@ from ui.draw.figures import eigenvalues
 from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.opening import opening
 from ui.draw.verdict_metric import verdict_lines, verdict_metric
-from ui.entry.errors import stops_on_error
 from ui.entry.inputs import Inputs
 from ui.lesson.predict import predict
 from ui.server import caps, compute
 from ui.session import share, state
+from ui.session.errors import stops_on_error
 from ui.session.picker import pick_vector
 
 s = st.session_state

@@ -7,10 +7,10 @@ from ui.draw.figures import grouped_bars, heatmap
 from ui.draw.opening import opening
 from ui.draw.tables import rows_numbers, vectors_numbers
 from ui.draw.verdict_metric import verdict_metric
-from ui.entry.errors import stops_on_error
 from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import state
+from ui.session.errors import stops_on_error
 from ui.session.picker import pick_vector
 
 s = st.session_state

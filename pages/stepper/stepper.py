@@ -15,7 +15,6 @@ from pages.stepper import browser, step_view, walk
 from pages.stepper.result_panel import result_panel
 from teaching.steps import N_STEPS, step
 from teaching.verdicts import resolving_inputs
-from ui.entry.errors import shown_errors
 from ui.entry.inputs import Inputs
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_expander
@@ -24,6 +23,7 @@ from ui.lesson.predict import predict
 from ui.live import follow, membership
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state
+from ui.session.errors import shown_errors
 from ui.session.picker import pick_vector
 
 s = st.session_state

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from ui.entry.errors import shown_errors
 from ui.entry.literal import literal
 from ui.lesson.exercises import Exercise, exercise
 from ui.session import share, state
+from ui.session.errors import shown_errors
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ import pandas as pd
 import streamlit as st
 
 from ui.draw.tables import KEPT_ENTRIES, Content, content_arrays, content_key, row_labels
-from ui.entry.errors import listed
 from ui.entry.literal import literal
 from ui.entry.numbers import format_number, parse_number, short_number, shown_digits
 from ui.server import caps
+from ui.session.errors import listed
 
 EDIT_FIELDS = ("edited_rows", "added_rows", "deleted_rows")
 UNREADABLE = object()

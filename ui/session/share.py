@@ -25,12 +25,12 @@ from ln_core.derivation import TARGETS
 from teaching.presets import PRESETS, Example, make_example
 from teaching.quiz import PAGE_QUESTIONS
 from teaching.steps import N_STEPS
-from ui.entry.errors import listed
 from ui.entry.inputs import AFFINE, PER
 from ui.entry.limits import LINK_FORMULA_CHARS, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.entry.literal import literal
 from ui.entry.numbers import parse_eps, parse_number, parse_whole
 from ui.session import address, state
+from ui.session.errors import listed
 
 ARRAYS = ("x", "gamma", "beta", "target", "dout_edited")
 # The arrays only one upstream kind uses, and that kind.

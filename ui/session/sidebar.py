@@ -9,10 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from teaching.presets import PRESETS
-from ui.entry.errors import IN_SIDEBAR, shown_errors
 from ui.entry.limits import EPS_MAX, SIDEBAR
 from ui.server import compute
 from ui.session import affine_control, state
+from ui.session.errors import IN_SIDEBAR, shown_errors
 from ui.session.fields import number_field, whole_field
 
 

@@ -1,14 +1,12 @@
 """The way forward from inputs with no defined output (ln_core.forward.ZeroVariance: a vector
 whose entries are all equal, at eps = 0): its message carries the buttons that fix it, on
-every page (registered with ui.entry.errors when app.py imports this module)."""
+every page (ui.session.errors draws them under its message)."""
 
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from ln_core.forward import ZeroVariance
-from ui.entry.errors import offer_way_out
 from ui.session import state
 from ui.streamlit_private import StreamlitDuplicateElementKey
 
@@ -37,7 +35,7 @@ def spread_x() -> None:
 
 
 def way_out(place: str) -> None:
-    """The two fixes, side by side, keyed by `place` (ui.entry.errors.PAGE or IN_SIDEBAR); a
+    """The two fixes, side by side, keyed by `place` (ui.session.errors.PAGE or IN_SIDEBAR); a
     spread cannot help a vector of one entry."""
     left, right = st.columns(2)
     try:
@@ -61,6 +59,3 @@ def way_out(place: str) -> None:
             help=f"Adds up to ±{SPREAD:.0%} of x's largest entry, different in every entry "
             "(every vector of x changes a little).",
         )
-
-
-offer_way_out(ZeroVariance, way_out)

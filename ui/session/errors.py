@@ -14,30 +14,20 @@ from typing import Any
 
 import streamlit as st
 
+from ln_core.forward import ZeroVariance
 from ui.entry.limits import SHOWN_PROBLEMS
+from ui.session import way_out as fixes
 
 _ICON = ":material/error:"
-# What a message offers beside it, by the kind of error: the buttons that fix the inputs. They
-# are widgets bound to the session, which ui.entry does not draw: ui.session.way_out registers
-# them (app.py imports it), so no message about undefined inputs is a dead end.
-_WAYS_OUT: dict[type[ValueError], Callable[[str], None]] = {}
 PAGE, IN_SIDEBAR = "page", "sidebar"
-
-
-def offer_way_out(kind: type[ValueError], draw: Callable[[str], None]) -> None:
-    """Draw `draw(place)` (buttons that fix the inputs, keyed by `place`: the page's message
-    and the sidebar's may both show) under every message about a `kind` error."""
-    _WAYS_OUT[kind] = draw
 
 
 def _show(err: ValueError, where: Any, way_out: str | None) -> None:
     where.error(str(err), icon=_ICON)
-    if way_out is None:
-        return
-    for kind, draw in _WAYS_OUT.items():
-        if isinstance(err, kind):
-            with where.container():
-                draw(way_out)
+    # Inputs with no defined output carry the buttons that fix them: no dead end.
+    if way_out is not None and isinstance(err, ZeroVariance):
+        with where.container():
+            fixes.way_out(way_out)
 
 
 def listed(
