@@ -6,8 +6,8 @@ import html
 
 from ln_core.verdict import CANNOT_RESOLVE, FAIL, PASS
 from teaching.glossary import described, meaning
+from teaching.inputs import AFFINE, PER
 from ui.draw.tables import vectors_frame
-from ui.entry.inputs import AFFINE, PER
 from ui.export.bundle import Bundle
 
 _STYLE = """

@@ -4,12 +4,12 @@ import numpy as np
 import streamlit as st
 
 from teaching.glossary import meaning
+from teaching.inputs import Inputs
 from teaching.jacobian_verdicts import jacobian_verdicts
 from ui.draw.figures import eigenvalues
 from ui.draw.matrix_view import draw_matrix, shared_limit
 from ui.draw.opening import opening
 from ui.draw.verdict_metric import verdict_lines, verdict_metric
-from ui.entry.inputs import Inputs
 from ui.lesson.predict import predict
 from ui.server import caps, compute
 from ui.session import share, state

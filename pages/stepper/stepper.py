@@ -13,9 +13,9 @@ from ln_core.defined_nodes import BEFORE_THE_ROOT
 from ln_core.forward import NODE_NAMES
 from pages.stepper import browser, step_view, walk
 from pages.stepper.result_panel import result_panel
+from teaching.inputs import Inputs
 from teaching.steps import N_STEPS, step
 from teaching.verdicts import resolving_inputs
-from ui.entry.inputs import Inputs
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_expander
 from ui.lesson.glossary import glossary_expander

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from teaching.inputs import Inputs
 from teaching.presets import make_example
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, vector
 from teaching.quiz.kit import SIGNS
-from ui.entry.inputs import Inputs
 from ui.lesson.exercises import exercise
 
 # The answer where right and wrong coincide, as the student reads it (teaching.quiz.kit's

@@ -10,8 +10,8 @@ import nbformat
 import numpy as np
 
 import ln_core
+from teaching.inputs import Inputs
 from teaching.presets import PRESETS, make_example
-from ui.entry.inputs import Inputs
 from ui.export.notebook import View
 
 KERNEL = "lnlab-tests"

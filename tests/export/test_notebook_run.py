@@ -32,8 +32,8 @@ from notebook_kit import (
 )
 
 import ln_core
+from teaching.inputs import AFFINE, Inputs
 from teaching.presets import make_example
-from ui.entry.inputs import AFFINE, Inputs
 from ui.export.notebook import View, exercise_notebook, lesson_notebook
 from ui.export.notebook_code import backward_steps
 from ui.session.state import seeded_dout_and_target

@@ -3,8 +3,8 @@
 and the notebook source in cells/, with numbers written by python_literal; notebook_download
 draws their buttons).
 
-May import ln_core, teaching, ui.draw.tables, ui.entry.inputs (the Inputs a notebook is written
-from) and ui.entry.literal (user text quoted for Markdown); never ui.session, ui.server nor
+May import ln_core, teaching (its Inputs are what a notebook is written from), ui.draw.tables
+and ui.entry.literal (user text quoted for Markdown); never ui.session, ui.server nor
 pages/ (the pages build a notebook's View from the session). The HTML report, which only the
 Export page offers, is beside it (pages/export/report.py).
 """

@@ -21,7 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 import ln_core
 from ln_core.gradcheck import TENSORS, reference_cache
 from ln_core.numerical import parameter_step
-from ui.entry.inputs import AFFINE, PER, Inputs
+from teaching.inputs import AFFINE, PER, Inputs
 from ui.entry.literal import literal
 from ui.export import notebook_code as code
 from ui.export.notebook_norm import Norm, Step

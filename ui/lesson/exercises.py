@@ -15,10 +15,10 @@ from ln_core.agreement import rounding_bounds
 from ln_core.bugs import CAUGHT, Bug
 from ln_core.node_check import rounding_bound
 from ln_core.residual_check import path_rounding
+from teaching.inputs import Inputs
 from teaching.presets import make_example
 from teaching.quiz.kit import larger
 from teaching.upstream import one_hot
-from ui.entry.inputs import Inputs
 from ui.server import compute
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from teaching.inputs import Inputs
 from teaching.quiz import PAGE_QUESTIONS, STEP_QUESTIONS, Vector
-from ui.entry.inputs import Inputs
 from ui.server import compute
 
 

@@ -26,7 +26,7 @@ import streamlit as st
 from ln_core.derivation import LAYERNORM, TARGETS, DerivationCheck, read
 from ln_core.formula import FormulaError, to_latex
 from ln_core.formula.tokens import MAX_CHARS
-from ui.entry.inputs import Inputs
+from teaching.inputs import Inputs
 from ui.entry.literal import literal
 from ui.export.download import download
 from ui.live import connect, tally

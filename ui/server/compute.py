@@ -22,8 +22,8 @@ import ln_core
 from ln_core.defined_nodes import nodes_before_the_root as nodes_before_the_root_of
 from ln_core.derivation import DerivationCheck, check_formula
 from ln_core.residual_check import residual_check
+from teaching.inputs import Inputs
 from teaching.upstream import squared_error_gradient
-from ui.entry.inputs import Inputs
 from ui.export.bundle import Bundle, make_bundle
 from ui.server.overflow import first_nonfinite, overflowed, require_finite
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ui.entry.inputs import Inputs
+from teaching.inputs import Inputs
 
 
 def first_nonfinite(value: object) -> str | None:

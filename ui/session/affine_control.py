@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.entry.inputs import AFFINE, PER, Inputs
+from teaching.inputs import AFFINE, PER, Inputs
 from ui.server import caps
 from ui.session import state
 

@@ -22,10 +22,10 @@ import streamlit as st
 
 from ln_core.bugs import Bug
 from ln_core.derivation import TARGETS
+from teaching.inputs import AFFINE, PER
 from teaching.presets import PRESETS, Example, make_example
 from teaching.quiz import PAGE_QUESTIONS
 from teaching.steps import N_STEPS
-from ui.entry.inputs import AFFINE, PER
 from ui.entry.limits import LINK_FORMULA_CHARS, LINK_MAX_CELLS, LINK_MAX_ENTRIES, SIDEBAR
 from ui.entry.literal import literal
 from ui.entry.numbers import parse_eps, parse_number, parse_whole

@@ -27,11 +27,11 @@ from ln_core.audit import DOCUMENTS
 from ln_core.bugs import Bug
 from ln_core.derivation import TARGETS
 from ln_core.validation import as_float_array, check_shape
+from teaching.inputs import AFFINE, PER, Inputs
 from teaching.presets import PRESETS, make_example
 from teaching.steps import N_STEPS
 from teaching.upstream import one_hot
 from ui.entry.csv_io import parse_csv
-from ui.entry.inputs import AFFINE, PER, Inputs
 from ui.entry.limits import SIDEBAR
 from ui.entry.literal import literal
 from ui.entry.numbers import parse_eps, parse_whole
@@ -161,7 +161,7 @@ SCHEMA: dict[str, Key] = {
     "affine": Key(
         "both",
         _P,
-        "which of gamma and beta the layer applies (ui.entry.inputs.AFFINE)",
+        "which of gamma and beta the layer applies (teaching.inputs.AFFINE)",
         one_of(AFFINE),
     ),
     "per": Key("token", _P, "a token batch normalized per token or per sequence", one_of(PER)),
