@@ -4,12 +4,12 @@ import streamlit as st
 
 from teaching.verdicts import Verdict, combined, resolving_inputs, rounding_agreement
 from ui.draw.figures import heatmap, overlaid_histograms
+from ui.draw.glossary import glossary_list
 from ui.draw.opening import opening
 from ui.draw.tables import columns_table
 from ui.draw.verdict_metric import verdict_lines, verdict_metric
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_expander
-from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import share, state
 from ui.session.errors import stops_on_error

@@ -13,11 +13,11 @@ from teaching.verdicts import (
     resolving_inputs,
 )
 from ui.draw.figures import error_vs_step
+from ui.draw.glossary import glossary_list
 from ui.draw.matrix_view import draw_matrix
 from ui.draw.opening import opening
 from ui.draw.tables import CHECK_COLUMNS, bug_across_eps_table, bug_table, check_table
 from ui.draw.verdict_metric import verdict_metric
-from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import affine_control, share, state
 from ui.session.errors import stops_on_error

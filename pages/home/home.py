@@ -3,9 +3,9 @@
 import streamlit as st
 
 from teaching.presets import PRESETS
+from ui.draw.glossary import glossary_expander
 from ui.draw.opening import opening
 from ui.lesson import guide
-from ui.lesson.glossary import glossary_expander
 from ui.live.student import join_box
 
 # Links per row on the first screen: the path reads left to right, then on the next row.

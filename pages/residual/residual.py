@@ -4,10 +4,10 @@ import streamlit as st
 
 from teaching.verdicts import numerical_agreement, resolving_inputs
 from ui.draw.figures import grouped_bars, heatmap
+from ui.draw.glossary import glossary_list
 from ui.draw.opening import opening
 from ui.draw.tables import rows_numbers, vectors_numbers
 from ui.draw.verdict_metric import verdict_metric
-from ui.lesson.glossary import glossary_list
 from ui.server import caps, compute
 from ui.session import state
 from ui.session.errors import stops_on_error

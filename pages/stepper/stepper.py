@@ -16,9 +16,9 @@ from pages.stepper.result_panel import result_panel
 from teaching.inputs import Inputs
 from teaching.steps import N_STEPS, step
 from teaching.verdicts import resolving_inputs
+from ui.draw.glossary import glossary_expander
 from ui.export.notebook import View
 from ui.export.notebook_download import notebook_expander
-from ui.lesson.glossary import glossary_expander
 from ui.lesson.predict import predict
 from ui.live import follow, membership
 from ui.server import caps, compute

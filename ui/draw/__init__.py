@@ -1,5 +1,6 @@
 """Drawing: Plotly figures (figures, downsample), tables (tables), heatmaps such as the
-Jacobian's (matrix_view), the audit (audit_view) and verdict metrics. What one page alone draws
+Jacobian's (matrix_view), the audit (audit_view), verdict metrics and the glossary's names in
+plain words (glossary). What one page alone draws
 lives beside that page (pages/<name>/: the Stepper's parts, a checked derivation).
 
 Drawing takes plain values, the arrays and results a page hands it: it never reads the session

@@ -1,4 +1,5 @@
-"""Node names spelled out where a page first uses them, and the whole glossary on request."""
+"""The glossary (teaching/glossary.py) drawn: a few names in plain words where a page first
+uses them, the whole list on request."""
 
 from __future__ import annotations
 
@@ -9,17 +10,14 @@ import streamlit as st
 from teaching.glossary import MEANINGS, meaning
 
 
-def spelled_out(names: Iterable[str]) -> str:
-    """'sq_xsm: squared deviation from the mean; ...' for a caption next to the names."""
-    return "; ".join(f"`{name}`: {meaning(name)}" for name in names)
-
-
 def glossary_list(names: Iterable[str] | None = None) -> None:
     """A list of names (default: every name) with their plain meaning."""
     st.markdown("\n".join(f"- `{n}`: {meaning(n)}" for n in (names or MEANINGS)))
 
 
-def glossary_expander(names: Iterable[str] | None = None, title: str = "What the names mean"):
+def glossary_expander(
+    names: Iterable[str] | None = None, title: str = "What the names mean"
+) -> None:
     """A folded list of names (default: every name) with their plain meaning."""
     with st.expander(title, icon=":material/menu_book:"):
         glossary_list(names)
