@@ -11,7 +11,7 @@
 // class, a quiz question to ask), a trigger reruns the Stepper's fragment.
 
 const SVG = "http://www.w3.org/2000/svg";
-const walk = (window.__lnlabWalk ||= { step: null, server: null, parts: new Map() });
+const walk = (window.__lnlabWalk ||= { step: null, server: null, told: [], parts: new Map() });
 
 function el(tag, attrs = {}, text) {
   const node = tag.startsWith("svg:")
@@ -43,6 +43,7 @@ function chosen(n) {
 function tellChannel(n) {
   if (!channelButton(n)) return false;
   if (!chosen(n)) channelButton(n).click();
+  walk.told.push(n);
   return true;
 }
 
@@ -413,8 +414,18 @@ export default function (component) {
     }
     walk.step = null;
   }
-  // The server's step wins when it moved (a follower's instructor, a link) or on a new mount.
-  if (data.step !== walk.server || walk.step === null) {
+  // The server's step wins when it moved (a follower's instructor, a link) or on a new mount,
+  // unless it is a step this browser told it: a run started by an earlier move answers after
+  // later moves were drawn, and going back to its step would undo them.
+  const echo = walk.told.indexOf(data.step);
+  if (walk.step !== null && echo >= 0) {
+    walk.told.splice(0, echo + 1);
+    walk.server = data.step;
+    // That run drew the hidden control at its own step: it must hold the one shown again.
+    const shown = walk.step;
+    if (shown !== data.step) later(() => walk.step === shown && tellChannel(shown));
+  } else if (data.step !== walk.server || walk.step === null) {
+    walk.told = [];
     walk.server = data.step;
     go(data.step, true);
   }
@@ -422,6 +433,7 @@ export default function (component) {
     walk.parts.clear();
     walk.server = null;
     walk.step = null;
+    walk.told = [];
     walk.shownLines = null;
   };
 }

@@ -41,6 +41,31 @@ HELD_CLICK = """(selector) => new Promise((sent) => {
 })"""
 
 
+# Hands every message from the server to the app `window.__lnlabHoldMs` late (in order), so
+# that the run a move starts answers after the next moves were drawn; and keeps every step
+# heading the page shows, in order, in `window.__lnlabSeen`.
+LATE_ANSWERS = """
+(() => {
+  const add = window.WebSocket.prototype.addEventListener;
+  window.WebSocket.prototype.addEventListener = function (type, listener, ...rest) {
+    const late = (event) => {
+      const ms = window.__lnlabHoldMs || 0;
+      if (ms) setTimeout(() => listener.call(this, event), ms);
+      else listener.call(this, event);
+    };
+    return add.call(this, type, type === "message" ? late : listener, ...rest);
+  };
+  window.__lnlabSeen = [];
+  new MutationObserver(() => {
+    const heading = document.querySelector('[data-testid="stMain"] h2');
+    const step = heading && heading.textContent.match(/^Step (\\d+) of 20/);
+    if (step && window.__lnlabSeen.at(-1) !== Number(step[1]))
+      window.__lnlabSeen.push(Number(step[1]));
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+})();
+"""
+
+
 def _held_click(page: Page, key: str = "", selector: str = "") -> None:
     """Click the button of element key `key` (or in `selector`), delivered twice."""
     page.evaluate(HELD_CLICK, selector or f".st-key-{key}")
@@ -116,3 +141,26 @@ def test_every_class_click_acts_once(browser, page, server):
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     finally:
         context.close()
+
+
+def test_a_late_answer_does_not_undo_the_moves_drawn_after_it(page, server):
+    """An instructor's every move reruns the Stepper's fragment (to publish the step). A run
+    answers late on a loaded server; the step it carries is one the browser already left, and
+    going back to it undid the next moves: Next, Next, Prev showed 2, 3, 2, then 3 again (the
+    answer to the second Next), and a fast Prev looked like a Next."""
+    code, _ = _start_a_class(page, server)
+    page.add_init_script(LATE_ANSWERS)
+    # The instructor's cookie makes the new session the class's instructor again.
+    kit.open_page(page, server, "stepper")
+    expect(_heading(page)).to_contain_text("Step 1 of 20")
+    page.evaluate("window.__lnlabHoldMs = 1500")
+    nav = kit.main(page).locator(".st-key-stepper_nav button")
+    for label in ("Next", "Next", "Prev"):
+        nav.filter(has_text=label).click()
+        page.wait_for_timeout(500)  # drawn and told to the server (within its 250 ms idle wait)
+    page.wait_for_timeout(4_000)  # every late answer has arrived
+    kit.wait_for_script(page)
+    assert page.evaluate("window.__lnlabSeen") == [1, 2, 3, 2]
+    expect(_heading(page)).to_contain_text("Step 2 of 20")
+    follow = Store(connect.database_url()).glance(code).follow
+    assert "step=2" in follow.query.split("&"), follow
