@@ -153,7 +153,7 @@ function head(root) {
 }
 
 // ---- the graph: the whole graph (wide screens) and the current node's focus --------------
-function drawing(spec, labels, cls) {
+function drawing(spec, cls) {
   const svg = el("svg:svg", {
     class: `lnlab-graph ${cls}`,
     viewBox: `0 0 ${spec.width} ${spec.height}`,
@@ -242,7 +242,7 @@ function tip(tooltip, g, name) {
 }
 
 function graphPart(root) {
-  const whole = drawing(walk.drawings.whole, walk.labels, "whole");
+  const whole = drawing(walk.drawings.whole, "whole");
   const wholeBox = el("div", { class: "st-key-graph_whole lnlab-whole lnlab-essential" });
   wholeBox.append(whole.svg);
   const focusBox = el("div", { class: "st-key-graph_focused lnlab-focus lnlab-essential" });
@@ -289,7 +289,7 @@ function graphPart(root) {
   return (n) => {
     const s = walk.steps[n - 1];
     light(whole, s);
-    focusView = drawing(walk.drawings.focus[s.node], walk.labels, "focus");
+    focusView = drawing(walk.drawings.focus[s.node], "focus");
     wire(focusView.svg);
     light(focusView, s);
     focusBox.replaceChildren(focusView.svg);

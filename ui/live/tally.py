@@ -18,8 +18,11 @@ ROUND_COLOURS = ("#adb5bd", "#1c7ed6")  # round 1 grey, the revote blue (typed f
 # (pale, it read as an empty bar on a projector).
 READABLE = dict(size=14, color="#31333f")  # read from the back row: the app's text colour
 ORDINALS = {1: "1st", 2: "2nd"}  # a revote's bars (rules.ROUNDS)
-SURENESS = (("sure", "#1864ab", ""), ("fairly sure", "#4dabf7", ""), ("a guess", "#d0ebff", ""),
-            (NOT_SAID, "#868e96", "/"))  # fmt: skip
+# (level, colour, hatch), "sure" at the bottom: CONFIDENCE runs from "a guess" to "sure".
+SURENESS = (
+    *zip(reversed(CONFIDENCE), ("#1864ab", "#4dabf7", "#d0ebff"), ("", "", ""), strict=True),
+    (NOT_SAID, "#868e96", "/"),
+)
 
 
 def chart(asked: Asked, split: Sureness, height: int = 300) -> go.Figure:
