@@ -417,9 +417,9 @@ export default function (component) {
   // The server's step wins when it moved (a follower's instructor, a link) or on a new mount,
   // unless it is a step this browser told it: a run started by an earlier move answers after
   // later moves were drawn, and going back to its step would undo them.
-  const echo = walk.told.indexOf(data.step);
-  if (walk.step !== null && echo >= 0) {
-    walk.told.splice(0, echo + 1);
+  const index = walk.told.indexOf(data.step);
+  if (walk.step !== null && index >= 0) {
+    walk.told.splice(0, index + 1);
     walk.server = data.step;
     // That run drew the hidden control at its own step: it must hold the one shown again.
     const shown = walk.step;
