@@ -181,3 +181,32 @@ def test_each_wide_result_table_has_a_phone_table_with_the_same_numbers(lab):
     assert "from x_sm" in blocks and "from sample_mean" in blocks, list(blocks)
     summed = np.array(blocks["dx"]["full"], dtype=float)
     np.testing.assert_array_equal(summed, wider[0].select_dtypes("number").to_numpy()[0])
+
+
+def _table_keys(node) -> list[str]:
+    """The keys of the containers under `node`, in the page's order."""
+    proto = getattr(node, "proto", None)
+    own = [proto.id.rsplit("-", 1)[-1]] if proto is not None and getattr(proto, "id", "") else []
+    return own + [
+        key for child in getattr(node, "children", {}).values() for key in _table_keys(child)
+    ]
+
+
+def _two_tables() -> None:
+    import numpy as np
+
+    from ui.draw.tables import numbers_table, vectors_frame
+
+    numbers_table(vectors_frame(np.arange(10.0).reshape(2, 5)))
+    numbers_table(vectors_frame(np.arange(12.0).reshape(2, 6)))
+
+
+def test_a_table_keeps_its_keys_from_one_run_to_the_next():
+    # A new key mounts a new grid in the browser: a following student's phone spent most of a
+    # followed step on the Stepper's tables, redrawn under new keys on every run.
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_two_tables).run()
+    first = _table_keys(at.main)
+    assert first == ["numbers_wide_1", "numbers_phone_1", "numbers_wide_2", "numbers_phone_2"]
+    assert _table_keys(at.run().main) == first

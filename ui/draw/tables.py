@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import ln_core
+from ui.streamlit_private import StreamlitDuplicateElementKey
 
 
 def row_labels(shape: tuple[int, ...]) -> pd.Index:
@@ -146,7 +147,16 @@ def vectors_numbers(array: np.ndarray) -> None:
     numbers_table(*_kept_tables(content_key({"array": array}), _vectors_frame))
 
 
-_DRAWN = itertools.count(1)
+def _first_free(name: str) -> DeltaGenerator:
+    """A container keyed `name`_n, n the first number not yet drawn in this run: the same
+    table keeps its key from one run to the next, so the browser keeps its grid (a new key
+    mounts a new one: a following student's phone spent most of a followed step on them)."""
+    drawn = 1
+    while True:
+        try:
+            return st.container(key=f"{name}_{drawn}")
+        except StreamlitDuplicateElementKey:
+            drawn += 1
 
 
 def numbers_table(
@@ -162,14 +172,12 @@ def numbers_table(
     if len(numeric) <= PHONE_NUMBERS:
         st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
         return
-    # The keys only name the two for the style and must differ within a run: one count for the
-    # whole process gives that, and no two sessions' keys ever meet.
-    drawn = next(_DRAWN)
-    with st.container(key=f"numbers_wide_{drawn}"):
+    # The keys name the two for the style (NUMBERS_CSS).
+    with _first_free("numbers_wide"):
         st.dataframe(frame, width="stretch", column_config=formats, **kwargs)
     if entries is None:
         entries = entries_frame(frame if isinstance(frame, pd.DataFrame) else frame.to_pandas())
-    with st.container(key=f"numbers_phone_{drawn}"):
+    with _first_free("numbers_phone"):
         st.dataframe(entries, width="stretch", column_config=_ENTRY_COLUMNS, hide_index=True)
 
 

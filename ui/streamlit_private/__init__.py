@@ -51,11 +51,13 @@ The behaviour behind each is tested where it is used (the tests named below).
    ui.server.warmup. Why: it rehearses, before any session runs, the Arrow conversion
    st.dataframe makes on first use, which outside a run no public call reaches. Upstream: none
    (a warm-up, not a missing feature). Tested: tests/server/test_warmup.py.
-8. StreamlitDuplicateElementKey (streamlit.errors), caught by ui.session.way_out. Why: two
-   messages of inputs with no defined output can stand in one place in one run, and only the
-   first may carry the buttons that fix them; no public call asks whether a key was already
-   drawn in this run (st.session_state keeps keys across runs). Upstream: none found. Tested:
-   tests/app/test_dead_ends.py (a constant vector at eps = 0).
+8. StreamlitDuplicateElementKey (streamlit.errors), caught by ui.session.way_out and
+   ui.draw.tables. Why: two messages of inputs with no defined output can stand in one place in
+   one run, and only the first may carry the buttons that fix them; a table's containers take
+   the first key free in the run, the same from one run to the next; no public call asks
+   whether a key was already drawn in this run (st.session_state keeps keys across runs).
+   Upstream: none found. Tested: tests/app/test_dead_ends.py (a constant vector at eps = 0),
+   tests/app/test_phone_tables.py.
 
 Types the documentation names as the return of public calls (DeltaGenerator from
 streamlit.delta_generator, StreamlitPage from streamlit.navigation.page) are imported where
