@@ -6,6 +6,13 @@ hidden segmented control that does not rerun (on_change="ignore"); that control'
 with the next run, whatever starts it, and `adopt` takes it as the session's step (app.py
 calls it on every full run, the Stepper's fragment on its own runs). Where Python must act on
 a move at once, the browser also sends a trigger, which reruns the fragment.
+
+For a student who follows the instructor, the walk and the hidden control are a fragment of
+their own within the Stepper's (`followed`), the one the class's watcher wakes when only the
+instructor's step moved (ui/live/wake.py). Its run sends the walk's new step and the control,
+a few messages; the Stepper's whole fragment sends about 230 (every step's typeset lines, the
+folds), and a phone renders its page again for nearly every message: about a second of its
+main thread per followed step, with twelve phones sharing two cores.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from pathlib import Path
 import streamlit as st
 
 from teaching.steps import N_STEPS
+from ui.live import follow, membership
+from ui.session import share
 
 _HERE = Path(__file__).parent
 CHANNEL = "w_step_browser"  # the hidden control's key: a widget's view of "step"
@@ -60,10 +69,33 @@ def channel() -> None:
 
 
 def draw(data: dict) -> None:
-    """The walk, at the session's step; `data`: walk.py's steps and drawings with the inputs'
-    version, and whether every move goes to Python at once (`sync`)."""
+    """The walk at the session's step, and the hidden control holding it; `data`: walk.py's
+    steps and drawings with the inputs' version, and whether every move goes to Python at
+    once (`sync`). In its own fragment for a following student whose quiz is off (with the
+    quiz on, a step's question is asked by the Stepper's fragment, which must run for it)."""
+    me = membership.current()
+    if me is not None and me.following and not me.teaching and not st.session_state["quiz"]:
+        followed(data)
+    else:
+        _walk(data)
+
+
+@st.fragment
+def followed(data: dict) -> None:
+    """The walk of a following student: a run of this fragment alone (woken, or the student's
+    own move, sent at once) reuses the `data` of the Stepper's last run; anything more than
+    the step reruns the whole app (follow.in_stepper, which also tells the class's watcher to
+    wake this fragment)."""
+    adopt()
+    with follow.in_stepper("stepper"):
+        share.write_link()  # the address keeps the step (a reload, a link copied)
+        _walk(data)
+
+
+def _walk(data: dict) -> None:
     WALK(
         key="stepper_walk",
         data={**data, "step": st.session_state["step"]},
         on_moved_change=lambda: None,
     )
+    channel()

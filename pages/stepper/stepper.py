@@ -43,7 +43,8 @@ caps.enforce("stepper")
 def stepper() -> None:
     """The twenty steps. The browser steps through them alone; this part reruns for its own
     controls, a quiz answer, an instructor's move to publish, and in a live class for the
-    students who follow (ui/live/wake.py)."""
+    students who follow (ui/live/wake.py; when only the step moved, only the walk's fragment,
+    browser.followed)."""
     browser.adopt()
     # One box for the whole step: the page's layout (walk.css) places the browser's parts and
     # the step's lines in it (walk.js keeps the step's head in view as the page scrolls).
@@ -78,7 +79,6 @@ def one_step() -> None:
         switches.caption(presenter.KEYS_NOTE)
         with essentials:
             undefined = the_walk(inputs, index)
-            browser.channel()
         if undefined is None:
             ask(inputs, index)
             last_step(inputs, index)

@@ -1,7 +1,7 @@
 """A live class on a real server: the server starts the students' runs (ui/live/wake.py).
 
 Over Streamlit's websocket protocol, as a browser would speak it: the instructor's Next reaches
-a following student as a run the student's tab did not ask for (the Stepper's fragment alone),
+a following student as a run the student's tab did not ask for (the Stepper's walk alone),
 a student exploring on their own is left where they are, and a question reaches everyone's
 class bar; the instructor's publishing timer, carrying the Stepper's hidden step control as
 the browser last drew it, does not send the class back a step. One process and a SQLite
@@ -64,7 +64,10 @@ async def _class(port: int, store: Store) -> None:
     assert woken is not None, "the following student's lab was not moved"
     assert STEP.search(woken.query_string).group(1) == "2"
     assert any(t.startswith("Step 2 of 20") for t in woken.texts)
-    assert SIDEBAR_WIDGET not in woken.widgets  # the Stepper's fragment alone ran
+    assert SIDEBAR_WIDGET not in woken.widgets  # the Stepper's walk alone ran
+    # Its fragment's few messages, not the Stepper's whole fragment (about 230: every step's
+    # lines and folds), which a phone renders one message at a time.
+    assert woken.messages < 20, woken.messages
     assert await _woken(explorer, 1.5) is None, "a student exploring was moved"
 
     await teacher.rerun("class", query_string="")

@@ -4,9 +4,10 @@ The instructor's page and view (the query string a share link would carry, ui/sh
 the store whenever they change: on every full run, from the Stepper's fragment at once (its
 buttons rerun only that fragment), and from a small fragment that looks once a second for the
 other pages' fragments. Each process's watcher (ui/live/wake.py) then wakes its following
-students: on the Stepper, when only the step moved, the Stepper's fragment takes the step
-(in_stepper); otherwise the whole app reruns, and its first step (catch_up) applies the view
-through the share link's own strict parser and switches page.
+students: on the Stepper, when only the step moved, the fragment around in_stepper takes the
+step (the Stepper's, or the walk's alone where it is a fragment of its own); otherwise the whole
+app reruns, and its first step (catch_up) applies the view through the share link's own strict
+parser and switches page.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ store for the classes whose students are connected here (one indexed query per c
 LOOK_S s) and, when a class has moved on, asks each session that has not shown it yet for one
 run of what shows it:
 
-- the instructor moved on the Stepper and the student is there: the Stepper's own fragment
-  (follow.in_stepper takes the step, and reruns the whole app if more than the step changed);
+- the instructor moved on the Stepper and the student is there: the fragment around
+  follow.in_stepper, the Stepper's or (quiz off) its walk's alone (pages/stepper/browser.py);
+  it takes the step, and reruns the whole app if more than the step changed;
 - the instructor's view changed otherwise: the whole app (follow.catch_up switches page);
 - only the question or the class's end: the class bar.
 
@@ -55,7 +56,7 @@ class Listener:
     following: bool
     rerun: ClientState  # what its browser would send to rerun its page (never changed)
     bar: str  # the class bar's fragment id
-    step: str  # the Stepper fragment's id while the session is on the Stepper, else ""
+    step: str  # the id of the Stepper's fragment that takes a step (listen_step), else ""
     follow_shown: int  # the follow version its lab shows
     bar_shown: tuple[bool, Question | None]  # (ended, question) as its bar last drew them
     woken_for: Glance | None = None  # the glance it was last woken for
