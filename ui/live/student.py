@@ -23,9 +23,10 @@ from ui.session import clicks
 
 SAID = "live_vote_said"
 DRAWN = "live_vote_drawn"  # the vote forms (radio keys) this session has drawn
+LOST_FORMS = "live_vote_lost"  # the forms whose choice came from a session that is gone
 LOST = (
     "Your vote did not arrive: the lab's connection dropped while it was sent. "
-    "Your choice is kept below: press Vote again."
+    "Your choice is kept: press Vote again."
 )
 # s between a student's own looks at the class, a last resort should wake-ups stop (they bring
 # the news within tenths of a second, and come again if one did not).
@@ -166,11 +167,15 @@ def _question(code: str, poll: Poll) -> None:
         return
     key = f"live_choice_{question.id}_{question.round}"
     drawn = st.session_state.setdefault(DRAWN, set())
+    lost = st.session_state.setdefault(LOST_FORMS, set())
     choice = st.radio("Your answer", asked.options, index=None, key=key, horizontal=True,
                       format_func=lambda option: asking.shown(asked, option))  # fmt: skip
     if choice is not None and key not in drawn and not said:
         # A choice this session never drew came with the browser from a session that is gone
-        # (its server process stopped): a Vote pressed there did not reach the class.
+        # (its server process stopped): a Vote pressed there did not reach the class. Said
+        # until the vote is in: the browser's reconnection brings more runs than one.
+        lost.add(key)
+    if key in lost and not said:
         st.warning(LOST, icon=":material/wifi_off:")
     drawn.add(key)
     st.radio(
