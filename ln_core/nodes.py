@@ -99,10 +99,7 @@ _GRADIENT_LATEX = {
     "sq_xsm": (
         r"d\,\mathrm{sq\_xsm}_j = \frac{1}{D}\,d\,\mathrm{sample\_var}\quad\text{for every } j"
     ),
-    "sample_var": (
-        r"d\,\mathrm{sample\_var} = d\,\mathrm{sve}\cdot 1\quad(\varepsilon\text{ is a constant: n"
-        r"o gradient})"
-    ),
+    "sample_var": r"d\,\mathrm{sample\_var} = d\,\mathrm{sve}\cdot 1",
     "sve": r"d\,\mathrm{sve} = \frac{1}{2\sqrt{\mathrm{sve}}}\,d\,\mathrm{sqrt\_sve}",
     "sqrt_sve": (
         r"d\,\mathrm{sqrt\_sve} = -\frac{1}{\mathrm{sqrt\_sve}^2}\,d\,\mathrm{inv\_sqrt\_sve}"
@@ -120,10 +117,7 @@ _GRADIENT_LATEX = {
         r"ial\,\mathrm{gx}} = d\,\mathrm{out}\cdot 1\\d\beta &= \sum_{\text{vectors}} d\,\mathrm{o"
         r"ut}\end{aligned}"
     ),
-    "out": (
-        r"d\,\mathrm{out} = \frac{\partial L}{\partial\,\mathrm{out}}\quad\text{(given: the upstre"
-        r"am gradient)}"
-    ),
+    "out": r"d\,\mathrm{out} = \frac{\partial L}{\partial\,\mathrm{out}}",
 }
 # Each line undone, as ln_core/backward.py undoes it: the gradients it gives, in order.
 _UNDO = {
@@ -218,6 +212,8 @@ _FORWARD_NOTE = {
     "gx": "gamma has one entry per feature and is broadcast over the rows.",
 }
 _BACKWARD_NOTE = {
+    "out": "dout is given: the upstream gradient, from what comes after the layer.",
+    "sample_var": "sve = sample_var + eps: eps is a constant, so it takes no gradient.",
     "inv_sqrt_sve": "inv_sqrt_sve was broadcast over the D features, so its gradient sums them.",
     "sq_xsm": "The mean hands 1/D of its gradient to each of the D squares.",
     "x_sm": "x_sm feeds two nodes (normalized_x and sq_xsm), so its gradient adds both.",

@@ -27,6 +27,18 @@ from ui.session.errors import shown_errors
 from ui.session.picker import pick_vector
 
 s = st.session_state
+# The names the Stepper's glossary explains: its nodes, its inputs and the words its lines use.
+GLOSSARY = (
+    *NODE_NAMES,
+    "x",
+    "gamma",
+    "beta",
+    "eps",
+    "dout",
+    "keepdims",
+    "broadcast",
+    "staged",
+)
 
 # The page's h1 and its idea; on a projector they step out of sight for the step's heading.
 with st.container(key="stepper_title"):
@@ -59,51 +71,37 @@ def one_step() -> None:
     with shown_errors():
         layer = state.inputs()
         inputs = affine_control.applied(layer)
-        # The screen's order: the step (drawn last, once the vector is chosen), then the
-        # switches, then what is one click away.
+        # The screen's order: the step (drawn last, once the vector is chosen) with its quiz
+        # question, then one row of what a student changes or opens next (the quiz's switch,
+        # the layer's options and the vector, folded: the step's numbers name the vector; the
+        # notebook; the glossary), and the keys a clicker sends under it.
         essentials = st.container(key="step_essentials")
-        # One row, on a projector too: each step is one screen.
-        switches = st.container(key="step_switches")
-        quiz, affine, vector = switches.columns([2, 3, 4], vertical_alignment="bottom")
-        with quiz:
+        switches = st.container(
+            key="step_switches", horizontal=True, vertical_alignment="center", gap="small"
+        )
+        with switches:
             st.toggle(
                 "Predict before reveal",
                 help="Each step first asks a question you can reason out from the steps before "
                 "it; its numbers appear after your guess.",
                 **state.bound("quiz"),
             )
-        with affine:
-            affine_control.draw()
-        with vector:
-            index = pick_vector(inputs.x.shape)
-        switches.caption(presenter.KEYS_NOTE)
-        with essentials:
-            undefined = the_walk(inputs, index)
-        if undefined is None:
-            ask(inputs, index)
-            last_step(inputs, index)
-        else:
-            undefined_output(undefined)
-        notebook, names = st.columns(2)
-        with notebook:
+            with st.popover("Layer and vector", icon=":material/tune:"):
+                affine_control.draw()
+                index = pick_vector(inputs.x.shape)
             notebook_expander(
                 "jupyter_stepper",
                 lambda: View(inputs, s["preset"], share.current_link(view=view)),
             )
-        with names:
-            glossary_expander(
-                (
-                    *NODE_NAMES,
-                    "x",
-                    "gamma",
-                    "beta",
-                    "eps",
-                    "dout",
-                    "keepdims",
-                    "broadcast",
-                    "staged",
-                )
-            )
+            glossary_expander(GLOSSARY)
+        st.caption(presenter.KEYS_NOTE)
+        with essentials:
+            undefined = the_walk(inputs, index)
+            if undefined is None:
+                ask(inputs, index)
+                last_step(inputs, index)
+            else:
+                undefined_output(undefined)
 
 
 def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:

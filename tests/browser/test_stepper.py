@@ -30,25 +30,32 @@ _LAYOUT = """
   const main = document.querySelector('[data-testid="stMain"]');
   const parts = [...document.querySelectorAll('.lnlab-essential')]
     .filter(e => e.getBoundingClientRect().height > 0);
-  if (withLines) {
-    const step = document.documentElement.dataset.lnlabWalk &&
-      document.querySelector('.lnlab-heading').innerText.match(/Step (\\d+)/)[1];
-    parts.push(document.querySelector(`.st-key-step_lines_${step}`));
-  }
+  const step = document.documentElement.dataset.lnlabWalk &&
+    document.querySelector('.lnlab-heading').innerText.match(/Step (\\d+)/)[1];
+  if (withLines) parts.push(document.querySelector(`.st-key-step_lines_${step}`));
   const bottoms = parts.map(e => [e.className.baseVal ?? e.className,
                                    e.getBoundingClientRect().bottom]);
   const labels = [...document.querySelectorAll('.lnlab-graph .lnlab-name')]
     .filter(t => t.getBoundingClientRect().width > 0)
     .map(t => [t.textContent,
                parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a]);
-  return {bottoms, height: main.scrollHeight, wide: document.documentElement.scrollWidth, labels};
+  // A step's formulas fit their box: a box that scrolls hides the end of its line.
+  const cut = [...document.querySelectorAll(`.st-key-step_lines_${step} .katex-display`)]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.querySelector('annotation').textContent);
+  // Jump to shows the step's whole name (its text and the arrow fit the box).
+  const jump = document.querySelector('.st-key-stepper_nav select');
+  const pen = document.createElement('canvas').getContext('2d');
+  pen.font = getComputedStyle(jump).font;
+  const named = pen.measureText(jump.selectedOptions[0].text).width + 24 <= jump.clientWidth;
+  return {bottoms, height: main.scrollHeight, wide: document.documentElement.scrollWidth, labels,
+          cut, named};
 }
 """
 # A step's page with its folds closed, at most this many screens tall (the median over the
 # twenty steps), and the graph's node names at least this large on screen: readable from the
-# back row (issue 36). At 1024 x 768 the pages are not there yet (1.40 screens beside the
-# sidebar, 1.43 on a projector, from 2.18 and 2.52): held where they are until they are.
-MAX_SCREENS = {"desk": 1.25, "small_desk": 1.45, "projector": 1.45}
+# back row (issue 36).
+MAX_SCREENS = 1.25
 LABEL_PX = 13
 
 
@@ -226,6 +233,11 @@ def test_every_step_is_one_screen(tab, server):
         small = [(text, round(px, 1)) for text, px in found["labels"] if px < LABEL_PX]
         assert found["labels"] and not small, f"step {number}: graph labels below {LABEL_PX} px"
         assert found["wide"] <= viewport["width"], f"step {number} scrolls sideways"
+        assert found["named"], f"step {number}: Jump to cuts the step's name"
+        # A formula may scroll in its box on a phone (ui/session/presenter.py) and, for now,
+        # beside the sidebar at 1024 px, where a backward step's two lines share the width.
+        if name in ("desk", "projector"):
+            assert not found["cut"], f"step {number}: a formula runs out of its box {found['cut']}"
         if number in SCREENSHOT_STEPS:
             kit.screenshot(
                 tab, f"stepper_{name}_{viewport['width']}x{viewport['height']}_step_{number}"
@@ -235,7 +247,7 @@ def test_every_step_is_one_screen(tab, server):
         screens = statistics.median(heights) / viewport["height"]
         tab.lnlab_screens = screens
         print(f"{name}: median page height {statistics.median(heights)} px = {screens:.2f} screens")
-        assert screens <= MAX_SCREENS[name], (
+        assert screens <= MAX_SCREENS, (
             f"with its folds closed a step's page is {screens:.2f} screens tall at {viewport} "
-            f"(the median of {heights} px), more than {MAX_SCREENS[name]}"
+            f"(the median of {heights} px), more than {MAX_SCREENS}"
         )

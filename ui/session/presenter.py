@@ -20,8 +20,8 @@ button[kind^="primary"]:not(:disabled) [data-testid="stMarkdownContainer"] p {
   color: #fff !important; }
 h1 { font-size: 2.4rem !important; }
 h2 { font-size: 1.7rem !important; }
-.st-key-stepper_title { position: absolute; width: 1px; height: 1px; overflow: hidden;
-  clip-path: inset(50%); }
+.st-key-stepper_title, [data-testid="stLayoutWrapper"]:has(> .st-key-stepper_title) {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
 .katex-display > .katex { font-size: 1em; }
 [data-testid="stDataFrame"] { font-size: 1rem; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
@@ -30,6 +30,8 @@ button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
 [data-testid="stMain"] h2 { padding-top: 0.2rem; }
 .st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
   width: auto; }
+/* The Controls button floats: it leaves no gap where it would have been. */
+[data-testid="stLayoutWrapper"]:has(> .st-key-presenter_controls) { display: contents; }
 """
 # The sidebar leaves the screen to the content; the Controls popover brings it back.
 _HIDE_SIDEBAR = """
@@ -40,7 +42,9 @@ _HIDE_SIDEBAR = """
 # Always on: the stepper's key listener and its hidden step control take no room (the step's
 # head, its heading and buttons, sticks below the app's header: pages/stepper/walk.css).
 _STICKY_NAV = """
-.st-key-stepper_keys, .st-key-stepper_channel { display: none; }
+.st-key-stepper_keys, .st-key-stepper_channel,
+[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_keys, > .st-key-stepper_channel) {
+  display: none; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
 # formulas wrap under each other before they get too narrow, and a link's or a metric's label
