@@ -86,7 +86,10 @@ def one_step() -> None:
                 "it; its numbers appear after your guess.",
                 **state.bound("quiz"),
             )
-            with st.popover("Layer and vector", icon=":material/tune:"):
+            with (
+                st.popover("Layer and vector", icon=":material/tune:"),
+                st.container(key="step_options"),
+            ):
                 affine_control.draw()
                 index = pick_vector(inputs.x.shape)
             notebook_expander(
