@@ -26,8 +26,8 @@ h2 { font-size: 1.7rem !important; }
 [data-testid="stDataFrame"] { font-size: 1rem; }
 button[kind] { font-size: 1.1rem !important; min-height: 3rem; }
 .st-key-stepper_nav { border-bottom: 2px solid #000; padding-bottom: 0.4rem; }
-/* Below the app's header, which the Controls button and the larger buttons make taller. */
-[data-testid="stMainBlockContainer"] { padding: 5rem 1.2rem 3rem; }
+/* Below the app's header: its 3.75rem grow with the projector's type (79 px at 21 px). */
+[data-testid="stMainBlockContainer"] { padding: 4rem 1.2rem 3rem; }
 [data-testid="stMain"] h2 { padding-top: 0.2rem; }
 .st-key-presenter_controls { position: fixed; top: 0.45rem; right: 3.5rem; z-index: 999991;
   width: auto; }
