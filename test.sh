@@ -6,7 +6,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
 .venv/bin/python -m ruff check .
 # axe-core for the accessibility tests, from npm at a pinned version (skipped without npm; CI
-# installs npm and a missing axe-core fails there).
+# requires the machine's Node.js with its own npm, and a missing axe-core fails there).
 if command -v npm >/dev/null; then tests/browser/install_axe.sh; fi
 # The import contracts (pyproject.toml, [tool.importlinter]): layers, no cycles, pure core.
 .venv/bin/lint-imports
