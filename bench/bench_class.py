@@ -5,12 +5,14 @@
 Fresh app processes behind HAProxy (deploy/replicas.py) share one SQLite store in a temporary
 folder. The instructor (one websocket session, as a browser would drive it) starts a class on
 the Class page and stays there while every student opens the join link (?join=CODE) at a
-random moment within --join-window s of the first (their labs wait on the Overview); each then
+random moment within --join-window s of the first (their labs wait on the Stepper at step 1,
+where a class starts, ui/live/follow.py); each then
 does what a browser does: shows the runs the server starts (the live class's wake-ups,
 ui/live/wake.py) and reruns the class bar's fragment every run_every seconds. The instructor
-opens the Stepper (the first step: every lab changes page, a run of the whole app), then clicks
-Next every --step-every s (--steps times): a student has followed a step when a run of theirs
-shows the Stepper at it (the URL the app wrote carries step=N); the delay is from the
+opens the Stepper (the first step: the class's first published view, which each lab takes),
+then clicks Next every --step-every s (--steps times): a student has followed a step when a run
+of theirs after the click shows the Stepper at it (the URL the app wrote carries step=N); the
+delay is from the
 instructor's click to that run's end, reported for the first step apart from the later ones.
 Then the instructor asks the step's question; each student votes at a random moment within
 --vote-window s (radio + Vote in the bar's fragment, as a click sends them) and one in
@@ -138,10 +140,11 @@ class Student:
         found = STEP.search(result.query_string)
         if found is not None and result.page == "stepper":
             number = int(found.group(1))
+            # (Only after the click: a lab joined onto the Stepper shows step 1 before it.)
             if number in published and number not in self.seen_steps:
                 delay = (time.monotonic() - published[number]) * 1000
                 (self.tally.first_ms if number == 1 else self.tally.follow_ms).append(delay)
-            self.seen_steps.add(number)
+                self.seen_steps.add(number)
         radio = result.widgets.get("Your answer")
         if radio is not None:
             self.options = tuple(radio.proto.options)
@@ -306,7 +309,7 @@ async def run_class(port: int, pids: list[int], db_url: str, options: Options) -
     stop = asyncio.Event()
     published: dict[int, float] = {}
     pollers = [asyncio.create_task(s.listen_until(stop, published)) for s in polling]
-    await asyncio.sleep(2.0)  # every lab quiet on the Overview
+    await asyncio.sleep(2.0)  # every lab quiet on the Stepper
     published[1] = time.monotonic()  # the first step: the instructor opens the Stepper
     await teacher.rerun("stepper", query_string="")
     await asyncio.sleep(max(0.0, options.step_every - (time.monotonic() - published[1])))

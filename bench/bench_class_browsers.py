@@ -4,12 +4,13 @@
 
 Two app processes behind HAProxy (deploy/replicas.py), one SQLite store in a temporary folder.
 The instructor (1024x768, presenter mode) starts a class on the Class page and stays there while
-every student (390x844) opens the join link; their labs wait on the Overview. The instructor
-then opens the Stepper by the Class page's link (the first step: every lab changes page) and
-clicks Next --steps times, --step-every s apart. A student has the step when their page's
-heading says "Step N of 20"; the delay runs from the instructor's click. The first step is
-reported apart from the later ones, with how many views the instructor published to the class
-(one per click when nothing sends the class back a step). Results go to
+every student (390x844) opens the join link; their labs wait on the Stepper at step 1, where a
+class starts (ui/live/follow.py). The instructor then opens the Stepper by the Class page's link
+(the first step) and clicks Next --steps times, --step-every s apart. A student has the step
+when their page's heading says "Step N of 20"; the delay runs from the instructor's click. The
+first step and the first Next (the first move that changes the students' screens) are reported
+apart from all the Next clicks, with how many views the instructor published to the class (one
+per click when nothing sends the class back a step). Results go to
 bench/results/class_browsers.json; the exit status is 1 if a goal was missed.
 """
 
@@ -70,9 +71,11 @@ def _class(db: str, students: int, steps: int, step_every: float):
         for _ in range(students):
             tab = _tab(browser, {"width": 390, "height": 844})
             tab.goto(link)
-            expect(tab.locator(".st-key-live_bar")).to_contain_text("follows the instructor")
+            expect(tab.locator(".st-key-live_bar")).to_contain_text(
+                "follows the instructor", timeout=WAIT_MS
+            )
             tabs.append(tab)
-        time.sleep(3.0)  # every lab quiet on the Overview
+        time.sleep(3.0)  # every lab quiet on the Stepper
         clicked = time.monotonic()
         teacher.get_by_role("link", name="Teach on the Stepper").click()
         first = _delays(tabs, 1, clicked)
@@ -109,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows = [
         ["first step (the Stepper opened)", _summary(first), f"p95 < {GOAL_MS:.0f} ms"],
-        ["later steps (Next)", _summary(later), f"p95 < {GOAL_MS:.0f} ms"],
+        ["the first Next", _summary(later[: args.students]), f"p95 < {GOAL_MS:.0f} ms"],
+        ["every Next", _summary(later), f"p95 < {GOAL_MS:.0f} ms"],
         ["views published by the instructor", f"{published} for {args.steps + 1} clicks",
          "one per click"],
     ]  # fmt: skip

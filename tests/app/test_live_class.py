@@ -95,6 +95,26 @@ def test_a_class_runs_from_start_to_reveal(db, lab, open_link):
     assert results.proto.ignore_rerun
 
 
+def test_a_student_who_joins_before_the_instructor_opens_a_page_waits_on_the_stepper(
+    db, lab, open_link
+):
+    # The instructor's first move is then a step like the later ones, not a whole page every
+    # phone mounts at once (issue 39: 13 to 26 s with twelve phones).
+    me = _instructor(lab)
+    student = open_link({"join": me.code, "step": "7"})
+    student.assert_clean()
+    assert student.walk()["step"] == 1 and student.state["step"] == 1
+    assert "it waits on the Stepper at step 1" in _texts(student)
+    wanderer = open_link({"join": me.code})
+    wanderer.open("Jacobian")  # before the class starts, a student's lab is theirs to explore
+    assert wanderer.state["live"].following and not wanderer.state["live"].left
+    lab.open("Stepper").step_to(3)
+    student.run().run()
+    assert student.walk()["step"] == 3 and student.state["live"].applied >= 1
+    assert "waits on the Stepper" not in _texts(student)
+    assert "your lab follows the instructor." in _texts(student)
+
+
 def _vote(student, question, option: str) -> None:
     student.run()  # the student's bar polls: the question's round appears
     student.at.radio(key=f"live_choice_{question.id}_{question.round}").set_value(option)

@@ -44,10 +44,14 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
             _left()  # the student opened another page themselves
         return
     membership.update(applied=follow.version)
+    page = follow.page
     if follow.query:
         link = share.parse(_view(follow.query))
         share.apply(link, st.session_state)
-    target = next((p for p in pages if p.url_path == follow.page), None)
+    elif not follow.version:  # nothing published yet
+        page = membership.WAITING_PAGE
+        st.session_state["step"] = membership.WAITING_STEP
+    target = next((p for p in pages if p.url_path == page), None)
     if target is not None and target.url_path != shown.url_path:
         st.switch_page(target)
 

@@ -18,6 +18,11 @@ from ui.live.rules import Refused, show_code
 from ui.live.store import StoreUnavailable
 
 JOIN_PARAM = "join"
+NOTHING = -1
+# Where a class waits until its instructor opens a page: a joined student's lab is there, so
+# the instructor's first move is a step like the later ones, not a whole page every phone must
+# mount at once (13 to 26 s with twelve phones on two cores; issue 39).
+WAITING_PAGE, WAITING_STEP = "stepper", 1
 
 
 @dataclass(frozen=True)
@@ -27,7 +32,9 @@ class Membership:
     code: str
     secret: str = ""
     following: bool = True  # a student's lab shows the instructor's view
-    applied: int = 0  # the last follow version shown (students)
+    # The last follow version shown (students); NOTHING: none, not even the class's waiting
+    # place (version 0, before the instructor published a view: WAITING_PAGE).
+    applied: int = NOTHING
     published: str = ""  # the last view sent to students (instructor)
     left: bool = False  # the student moved away from the instructor's step or page themselves
 

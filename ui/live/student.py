@@ -35,7 +35,8 @@ POLL_S = 30.0
 
 def _set_following(on: bool) -> None:
     # Rejoining shows the instructor's current view at once.
-    membership.update(following=on, applied=0 if on else membership.current().applied, left=False)
+    applied = membership.NOTHING if on else membership.current().applied
+    membership.update(following=on, applied=applied, left=False)
 
 
 def _leave() -> None:
@@ -92,7 +93,13 @@ def _bar() -> None:
             return
         left, right = st.columns([3, 1], vertical_alignment="center")
         if me.following:
-            left.caption(f"Class {me.shown_code} · your lab follows the instructor.")
+            waiting = (
+                ""
+                if glance.follow.version
+                else ", who has not opened a page yet: it waits on the Stepper at step "
+                f"{membership.WAITING_STEP}"
+            )
+            left.caption(f"Class {me.shown_code} · your lab follows the instructor{waiting}.")
             right.button("Stop following", key="live_unfollow", on_click=_set_following,
                          args=(False,), width="stretch")  # fmt: skip
         else:
