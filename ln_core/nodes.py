@@ -86,8 +86,10 @@ _LATEX = {
 }
 # Each node's gradient typeset, as the Stepper shows it coming back.
 _GRADIENT_LATEX = {
+    # Its two lines start at the left rather than lining up their "=": lined up, the long
+    # d sample_mean pushed dx's line too wide to sit beside its forward line at 1024 px.
     "sample_mean": (
-        r"\begin{aligned}d\,\mathrm{sample\_mean} &= -\sum_{j=1}^{D} d\,\mathrm{x\_sm}_j\\ dx &= "
+        r"\begin{aligned}&d\,\mathrm{sample\_mean} = -\sum_{j=1}^{D} d\,\mathrm{x\_sm}_j\\ &dx = "
         r"\underbrace{d\,\mathrm{x\_sm}}_{\text{from x\_sm}} + \underbrace{\tfrac{1}{D}\,d\,\mathr"
         r"m{sample\_mean}}_{\text{from sample\_mean}}\end{aligned}"
     ),

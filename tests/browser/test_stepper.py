@@ -234,9 +234,8 @@ def test_every_step_is_one_screen(tab, server):
         assert found["labels"] and not small, f"step {number}: graph labels below {LABEL_PX} px"
         assert found["wide"] <= viewport["width"], f"step {number} scrolls sideways"
         assert found["named"], f"step {number}: Jump to cuts the step's name"
-        # A formula may scroll in its box on a phone (ui/session/presenter.py) and, for now,
-        # beside the sidebar at 1024 px, where a backward step's two lines share the width.
-        if name in ("desk", "projector"):
+        # A formula may scroll in its box on a phone (ui/session/presenter.py).
+        if name != "phone":
             assert not found["cut"], f"step {number}: a formula runs out of its box {found['cut']}"
         if number in SCREENSHOT_STEPS:
             kit.screenshot(
