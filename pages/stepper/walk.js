@@ -354,7 +354,9 @@ function blockOf(block, cls) {
   });
   if (block.shown.length > walk.shownEntries) {
     const more = block.shown.length - walk.shownEntries;
-    cells.append(el("span", { class: "lnlab-more" }, `+${more} more under "Every vector"`));
+    // Short, so it stays on the cells' last row: the fold "Every vector" is right below.
+    cells.append(el("span", { class: "lnlab-more", title: `${more} more entries under "Every vector"` },
+      `+${more} more`));
   }
   const box = el("div", { class: cls });
   box.append(el("div", { class: "lnlab-title" }, block.title), cells);

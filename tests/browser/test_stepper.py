@@ -215,8 +215,43 @@ def test_a_step_survives_a_reload_through_the_address(tab, server):
     indirect=True,
 )
 def test_every_step_is_one_screen(tab, server):
+    _every_step_one_screen(tab, server, screenshots=True)
+
+
+# The tallest steps the sidebar allows (measured over every preset and its extremes): the
+# Stepper's cap, D = 64 and 32 rows, the last row, a large outlier's long numbers and a layer
+# without gamma and beta (a note above the numbers); and the longest names of a vector, the last
+# token of the largest batch of tokens at the cap. Where the numbers beside the graph grew
+# with them, step 19's lines ended up to 26 px under the fold at 1024 x 768.
+TALLEST = "preset=One+large+outlier&d=64&n=32&vb=31&affine=neither"
+LONGEST_NAMES = "shape=tokens&b=8&l=16&d=16&vb=7&vt=15"
+
+
+@pytest.mark.parametrize(
+    ("tab", "extremes"),
+    [
+        (SMALL_DESK, TALLEST),
+        (PROJECTOR, TALLEST),
+        (PHONE, TALLEST),
+        (SMALL_DESK, LONGEST_NAMES),
+    ],
+    ids=[
+        "small_desk-tallest",
+        "projector-tallest",
+        "phone-tallest",
+        "small_desk-tokens",
+    ],
+    indirect=["tab"],
+)
+def test_every_step_is_one_screen_at_the_sidebars_extremes(tab, server, extremes):
+    _every_step_one_screen(tab, server, extremes)
+
+
+def _every_step_one_screen(tab, server, extra: str = "", screenshots: bool = False) -> None:
+    """Every step's essentials within the first screen, no sideways scroll, every formula whole,
+    the graph's names readable, and the median page at most MAX_SCREENS tall."""
     name, viewport, _ = tab.lnlab_view
-    _open(tab, server)
+    _open(tab, server, extra)
     select = kit.main(tab).locator(".st-key-stepper_nav select")
     heights, late = [], []
     for number in range(1, 21):
@@ -237,7 +272,7 @@ def test_every_step_is_one_screen(tab, server):
         # A formula may scroll in its box on a phone (ui/session/presenter.py).
         if name != "phone":
             assert not found["cut"], f"step {number}: a formula runs out of its box {found['cut']}"
-        if number in SCREENSHOT_STEPS:
+        if screenshots and number in SCREENSHOT_STEPS:
             kit.screenshot(
                 tab, f"stepper_{name}_{viewport['width']}x{viewport['height']}_step_{number}"
             )
