@@ -1,6 +1,6 @@
 """Words above the fold: how many words each page's first screen holds, in Chromium.
 
-    .venv/bin/python -m bench.fold_words [--width 1440 --height 900] [--shots DIR]
+    .venv/bin/python -m bench.fold_words [--width 1440 --height 900] [--shots DIR] [--page NAME]
 
 A fresh session per page at default inputs; once the page's script has finished, every text
 the student can see in the main area within the first screen is counted (the sidebar is left
@@ -8,7 +8,9 @@ out: it is the same on every page). A word is a run of characters between spaces
 formula counts as one word (its MathML copy, hidden from sight, is not counted); a table
 drawn on a canvas (st.dataframe, st.data_editor) counts nothing, only its toolbar. Closed
 expanders, popovers and tabs not chosen hold no visible text and count nothing. With --shots,
-each first screen is saved as <DIR>/fold_<width>x<height>_<page>.png.
+each first screen is saved as <DIR>/fold_<width>x<height>_<page>.png. --page (repeatable)
+counts only the pages named (the script's name: stepper, jacobian, ...); the Stepper opens at
+its first step.
 """
 
 from __future__ import annotations
@@ -21,8 +23,6 @@ from bench.lab_pages import lab_pages
 from bench.local_server import LocalServer
 from deploy.processes import HOST
 
-# The Stepper is left out: issue 36 gives its one screen per step to its own rework.
-SKIPPED = ("stepper",)
 _SETTLED = """
 () => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -62,8 +62,11 @@ def settle(tab) -> None:
     tab.wait_for_function(_SETTLED, timeout=60_000, polling=100)
 
 
-def count(width: int, height: int, shots: Path | None) -> dict[str, int]:
-    """Words above the fold per page title, at this window size."""
+def count(
+    width: int, height: int, shots: Path | None, only: list[str] | None = None
+) -> dict[str, int]:
+    """Words above the fold per page title, at this window size (of the pages `only` names,
+    or of every page)."""
     from playwright.sync_api import sync_playwright
 
     words = {}
@@ -71,7 +74,7 @@ def count(width: int, height: int, shots: Path | None) -> dict[str, int]:
         url = f"http://{HOST}:{server.port}"
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         for page in lab_pages():
-            if page.name in SKIPPED:
+            if only and page.name not in only:
                 continue
             context = browser.new_context(viewport={"width": width, "height": height})
             tab = context.new_page()
@@ -91,8 +94,9 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1440)
     parser.add_argument("--height", type=int, default=900)
     parser.add_argument("--shots", type=Path, default=None)
+    parser.add_argument("--page", action="append", default=None)
     args = parser.parse_args()
-    words = count(args.width, args.height, args.shots)
+    words = count(args.width, args.height, args.shots, args.page)
     print(f"| page | words above the fold at {args.width}x{args.height} |")
     print("|---|---:|")
     for title, n in words.items():

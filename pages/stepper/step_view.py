@@ -38,10 +38,9 @@ def _first(n: int) -> str:
     )
 
 
-def step_lines(number: int, cache: ln_core.Cache | None, answered: Callable[[int], bool]) -> None:
+def step_lines(number: int, answered: Callable[[int], bool]) -> None:
     """Every step's forward line (and on the way back its local derivative), each shown only
-    with its step (`number`: the step the page opens on). `cache`: the pass, for what a layer
-    without gamma or beta skips (None where the output is not defined). Before a quiz question
+    with its step (`number`: the step the page opens on). Before a quiz question
     is `answered`, only the forward line shows: the notes and the local derivative would give
     its answer away (step 8's "just under 1", step 17's "· 1")."""
     st.html(f"<style>{_HIDDEN} {{ display: none; }}\n{_first(number)} {{ display: flex; }}</style>")

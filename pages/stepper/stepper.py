@@ -142,7 +142,7 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
                 "hover": {},
             }
         )
-        step_view.step_lines(s["step"], None, lambda n: True)
+        step_view.step_lines(s["step"], lambda n: True)
         return err
     index = group_index(cache.axis, index)
     # Every node's check, of the vector on screen: a check moves each entry both ways, so
@@ -153,7 +153,7 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
         cache, grads, checks, index, inputs.dtype, resolving_inputs(cache, inputs.dout)
     )
     browser.draw({**data, "steps": walk.steps(numbers, locked), "hover": walk.hover(numbers)})
-    step_view.step_lines(s["step"], cache, lambda n: n not in locked)
+    step_view.step_lines(s["step"], lambda n: n not in locked)
     return None
 
 
