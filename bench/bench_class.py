@@ -51,6 +51,7 @@ from ui.live.schema import classes, questions, rounds, votes
 GOALS = {"follow p95": 1000.0, "first step p95": 1000.0, "vote ack p95": 500.0}
 CODE = re.compile(r"Join code: `(\w{4})-(\w{4})`")
 STEP = re.compile(r"(?:^|&)step=(\d+)")
+HEADING = re.compile(r"^Step (\d+) of 20")
 # What the class bar says of this browser's vote (ui/live/student.py), and of the answer.
 COUNTED = re.compile(r"^Your vote is counted: (.*)\. Wait for the instructor\.$", re.DOTALL)
 REVEALED = re.compile(r"^(Right: |You chose .*; the answer is |The answer: )", re.DOTALL)
@@ -137,7 +138,10 @@ class Student:
     def look(self, result: RunResult, published: dict[int, float]) -> None:
         """What a run showed: the step the lab is on (a followed step), the question, the
         vote it says is counted (one whose acknowledgment was lost counts as acknowledged)."""
-        found = STEP.search(result.query_string)
+        # The walk's heading where the run drew the walk (a followed step's run leaves the
+        # address to the browser, pages/stepper/walk.js), else the address the app wrote.
+        found = next((HEADING.match(t) for t in result.texts if HEADING.match(t)), None)
+        found = found or STEP.search(result.query_string)
         if found is not None and result.page == "stepper":
             number = int(found.group(1))
             # (Only after the click: a lab joined onto the Stepper shows step 1 before it.)

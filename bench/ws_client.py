@@ -358,7 +358,8 @@ class Session:
         elif element_type == "bidi_component" and body.WhichOneof("data") == "json":
             # The Stepper's browser part: the heading of the step it opens on.
             walk = json.loads(body.json)
-            if isinstance(walk, dict) and "steps" in walk:
-                texts.append(walk["steps"][walk["step"] - 1]["heading"])
+            if isinstance(walk, dict) and "walk" in walk:
+                steps = json.loads(walk["walk"])["steps"]  # (as text, pages/stepper/browser.py)
+                texts.append(steps[walk["step"] - 1]["heading"])
         if getattr(body, "id", "") and getattr(body, "label", ""):
             widgets[body.label] = Widget(element_type, body)

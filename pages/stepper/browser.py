@@ -7,28 +7,33 @@ with the next run, whatever starts it, and `adopt` takes it as the session's ste
 calls it on every full run, the Stepper's fragment on its own runs). Where Python must act on
 a move at once, the browser also sends a trigger, which reruns the fragment.
 
-For a student who follows the instructor, the walk and the hidden control are a fragment of
-their own within the Stepper's (`followed`), the one the class's watcher wakes when only the
-instructor's step moved (ui/live/wake.py). Its run sends the walk's new step and the control,
-a few messages; the Stepper's whole fragment sends about 230 (every step's typeset lines, the
-folds), and a phone renders its page again for nearly every message: about a second of its
-main thread per followed step, with twelve phones sharing two cores.
+In a live class, the walk and the hidden control are a fragment of their own within the
+Stepper's (`followed`): for a following student, the one the class's watcher wakes when only
+the instructor's step moved (ui/live/wake.py); for the instructor, the one their move reruns to
+publish the step. Its run sends the walk's new step and the control, a few messages; the
+Stepper's whole fragment sends about 230 (every step's typeset lines, the folds), and a tab
+renders its page again for nearly every message: about a second of its main thread per step,
+with twelve phones and the projector sharing two cores, and the instructor's run held up the
+students' runs in the same server process.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import streamlit as st
 
 from teaching.steps import N_STEPS
 from ui.live import follow, membership
-from ui.session import share
 
 _HERE = Path(__file__).parent
 CHANNEL = "w_step_browser"  # the hidden control's key: a widget's view of "step"
 CHANNEL_LABEL = "The step the browser shows"
 SENT = "step_browser_sent"
+# What walk.js reads on every drawing; the rest (the twenty steps, the drawings) goes as one
+# JSON text, written once per Stepper run (see draw).
+EVERY_DRAWING = ("version", "sync", "presenter")
 
 WALK = st.components.v2.component(
     "lnlab_stepper_walk",
@@ -58,37 +63,48 @@ def channel() -> None:
     """The hidden control, holding the session's step as drawn."""
     s = st.session_state
     s[CHANNEL] = s[SENT] = s["step"]
-    with st.container(key="stepper_channel"):
-        st.segmented_control(
-            CHANNEL_LABEL,
-            list(range(1, N_STEPS + 1)),
-            key=CHANNEL,
-            on_change="ignore",
-            label_visibility="collapsed",
-        )
+    # Not in a container of its own: a following phone renders its page again for each
+    # message of a step (a block is one more).
+    st.segmented_control(
+        CHANNEL_LABEL,
+        list(range(1, N_STEPS + 1)),
+        key=CHANNEL,
+        on_change="ignore",
+        label_visibility="collapsed",
+    )
 
 
 def draw(data: dict) -> None:
     """The walk at the session's step, and the hidden control holding it; `data`: walk.py's
     steps and drawings with the inputs' version, and whether every move goes to Python at
-    once (`sync`). In its own fragment for a following student whose quiz is off (with the
-    quiz on, a step's question is asked by the Stepper's fragment, which must run for it)."""
+    once (`sync`). In its own fragment for the instructor and a following student, quiz off
+    (with the quiz on, a step's question is asked by the Stepper's fragment, which must run
+    for it)."""
     me = membership.current()
-    if me is not None and me.following and not me.teaching and not st.session_state["quiz"]:
-        followed(data)
+    in_class = me is not None and (me.teaching or me.following)
+    # As text: each run of the walk's fragment alone sends `data` again, and Streamlit writes
+    # a dict out anew each time (about 80 kB: two thirds of a following student's run on the
+    # server, a hundred students a step); the text is written once here. walk.js reads it
+    # only for a version it has not read.
+    sent = {key: data[key] for key in EVERY_DRAWING}
+    sent["walk"] = json.dumps({k: v for k, v in data.items() if k not in EVERY_DRAWING})
+    if in_class and not st.session_state["quiz"]:
+        followed(sent)
     else:
-        _walk(data)
+        _walk(sent)
 
 
 @st.fragment
 def followed(data: dict) -> None:
-    """The walk of a following student: a run of this fragment alone (woken, or the student's
-    own move, sent at once) reuses the `data` of the Stepper's last run; anything more than
-    the step reruns the whole app (follow.in_stepper, which also tells the class's watcher to
-    wake this fragment)."""
+    """The walk of an instructor or a following student: a run of this fragment alone (a
+    move, sent at once, or a student woken) reuses the `data` of the Stepper's last run. The
+    instructor's publishes the step; for a student, anything more than the step reruns the
+    whole app (follow.in_stepper, which also tells the class's watcher to wake this
+    fragment)."""
     adopt()
+    # The address keeps the step (a reload, a link copied) by walk.js: written here, it would
+    # be one more message for the phone to render.
     with follow.in_stepper("stepper"):
-        share.write_link()  # the address keeps the step (a reload, a link copied)
         _walk(data)
 
 

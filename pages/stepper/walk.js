@@ -29,7 +29,7 @@ function clamp(n) {
 // The hidden control's button for step n. The control's buttons are radios: the chosen one
 // says so in aria-checked.
 function channelButton(n) {
-  const buttons = document.querySelectorAll(".st-key-stepper_channel button");
+  const buttons = document.querySelectorAll(".st-key-w_step_browser button");
   return [...buttons].find((b) => b.textContent.trim() === String(n));
 }
 
@@ -74,10 +74,14 @@ function showLines(n) {
   }
 }
 
-// What the server and the address bar hear of a move waits until the step is drawn.
+// What the server and the address bar hear of a move waits until the step is drawn: until
+// the tab is idle, or, for a move Python must act on at once (sync: an instructor's, which
+// every following student waits for), until the step's frame is painted (a busy projector's
+// tab can wait the whole 250 ms for idle).
 const later = window.requestIdleCallback
   ? (task) => window.requestIdleCallback(task, { timeout: 250 })
   : (task) => setTimeout(task, 50);
+const afterPaint = (task) => requestAnimationFrame(() => setTimeout(task, 0));
 
 function go(n, fromServer = false) {
   n = clamp(n);
@@ -87,8 +91,9 @@ function go(n, fromServer = false) {
   for (const render of walk.parts.values()) render(n);
   showLines(n);
   keepHeadInView();
+  if (fromServer) keepAddress(n);  // (a followed step's run leaves the address to this)
   if (fromServer || !moved) return;
-  later(() => {
+  (walk.sync ? afterPaint : later)(() => {
     if (walk.step !== n) return;
     tellChannel(n);
     keepAddress(n);
@@ -395,14 +400,20 @@ const PARTS = { head, graph: graphPart, numbers: numbersPart, folds: foldsPart }
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  if (!data || !data.steps) return;
-  walk.steps = data.steps;
-  walk.vector = data.vector;
-  walk.shownEntries = data.shown_entries;
-  walk.drawings = data.drawings;
-  walk.labels = data.drawings.labels;
-  walk.hover = data.hover;
-  walk.nodes = data.nodes;
+  if (!data || !data.walk) return;
+  // The twenty steps come as one text (pages/stepper/browser.py), read once per version: a
+  // class's step sends the same again.
+  if (data.version !== walk.version || !walk.steps) {
+    const read = JSON.parse(data.walk);
+    walk.version = data.version;
+    walk.steps = read.steps;
+    walk.vector = read.vector;
+    walk.shownEntries = read.shown_entries;
+    walk.drawings = read.drawings;
+    walk.labels = read.drawings.labels;
+    walk.hover = read.hover;
+    walk.nodes = read.nodes;
+  }
   walk.sync = data.sync;
   walk.send = (n) => setTriggerValue("moved", n);
   const root = parentElement.querySelector(".lnlab-walk");

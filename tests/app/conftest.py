@@ -114,7 +114,9 @@ class Lab:
             e for e in self.at.main.get("bidi_component") if e.proto.id.endswith("stepper_walk")
         ] or self.at.main.get("bidi_component")
         proto = component.proto
-        return json.loads(proto.json if proto.WhichOneof("data") == "json" else proto.mixed.json)
+        sent = json.loads(proto.json if proto.WhichOneof("data") == "json" else proto.mixed.json)
+        # The steps and drawings come as one JSON text (pages/stepper/browser.py).
+        return {**sent, **json.loads(sent.pop("walk"))}
 
     def shown_step(self) -> dict:
         """The walk's entry for the step the page opens on (the session's step)."""

@@ -13,7 +13,7 @@ import pytest
 import ln_core
 
 PRESENTER_RULE = "font-size: 21px"  # only in the presenter stylesheet
-STICKY_NAV = ".st-key-stepper_channel"  # in both stylesheets
+STICKY_NAV = ".st-key-w_step_browser"  # in both stylesheets
 QUIZ = "w_quiz_"
 PRESENTER = "w_presenter_"
 GAMMA_STEP = 13  # backward: dnormalized_x and dgamma: what doubling gamma does to dgamma

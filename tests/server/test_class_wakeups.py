@@ -62,12 +62,13 @@ async def _class(port: int, store: Store) -> None:
     assert any("students follow this view" in t for t in again.texts)
     woken = await _woken(follower, WAIT_S)
     assert woken is not None, "the following student's lab was not moved"
-    assert STEP.search(woken.query_string).group(1) == "2"
     assert any(t.startswith("Step 2 of 20") for t in woken.texts)
     assert SIDEBAR_WIDGET not in woken.widgets  # the Stepper's walk alone ran
     # Its fragment's few messages, not the Stepper's whole fragment (about 230: every step's
-    # lines and folds), which a phone renders one message at a time.
-    assert woken.messages < 20, woken.messages
+    # lines and folds), which a phone renders one message at a time: the run's start, its
+    # status and end, the fragment's box, the walk and the hidden step control (not a box of
+    # its own, and no new address: walk.js keeps the step in it).
+    assert woken.messages <= 6, woken.messages
     assert await _woken(explorer, 1.5) is None, "a student exploring was moved"
 
     await teacher.rerun("class", query_string="")

@@ -43,9 +43,8 @@ _HIDE_SIDEBAR = """
 # Always on: the stepper's key listener and its hidden step control take no room (the step's
 # head, its heading and buttons, sticks below the app's header: pages/stepper/walk.css).
 _STICKY_NAV = """
-.st-key-stepper_keys, .st-key-stepper_channel,
-[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_keys, > .st-key-stepper_channel) {
-  display: none; }
+.st-key-stepper_keys, .st-key-w_step_browser,
+[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_keys) { display: none; }
 """
 # Always on: nothing is cut off. A formula too wide for its box scrolls inside it, columns of
 # formulas wrap under each other before they get too narrow, and a link's or a metric's label
