@@ -44,9 +44,8 @@ GLOSSARY = (
 with st.container(key="stepper_title"):
     st.title("Stepper")
     st.caption(
-        "LayerNorm one small line at a time: ten nodes forward, then each node's gradient on "
-        "the way back. Watch the lit node: its line, its numbers, and whether its gradient "
-        "checks out."
+        "Ten nodes forward, then each node's gradient on the way back. Watch the lit node: its "
+        "line, its numbers, its check."
     )
 caps.enforce("stepper")
 

@@ -92,10 +92,7 @@ window.__lnlabKeys = onKey;
 document.addEventListener("keydown", onKey);
 })();
 </script>"""
-KEYS_NOTE = (
-    "Keys (or a clicker): → or Page Down for Next, ← or Page Up for Prev; past the last step, "
-    "the next page."
-)
+KEYS_NOTE = "Keys: → or Page Down for Next, ← or Page Up for Prev (past the end: next page)."
 
 # Always on: text a student must read is dark enough (WCAG AA, 4.5:1). Streamlit draws captions
 # and help text at 60 % of the text colour (3.9:1 on white).
