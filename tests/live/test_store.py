@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -481,6 +482,39 @@ def test_a_store_locked_by_another_program_is_said_within_a_second(store_url, cl
     holder.rollback()
     holder.close()
     store.vote(started.code, browser(0), qid, 1, 0)
+    store.close()
+
+
+def test_a_queue_of_writers_is_waited_out_not_called_locked(tmp_path, clock):
+    """Writers that take SQLite's lock one after the other, committing each time, keep a click
+    waiting past BUSY_MS (a class's burst of joins on a busy machine): the click waits its turn
+    and is counted, where a file nobody commits to is said locked within a second (above)."""
+    path = tmp_path / "classes.sqlite3"
+    store = Store(f"sqlite:///{path}", clock=clock)
+    started, qid = a_class(store)
+    others = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    others.execute("CREATE TABLE other_writers (n INTEGER)")
+    taken = threading.Event()
+
+    def queue() -> None:
+        # Four writers' turns of half BUSY_MS and more, back to back: the lock is free only
+        # between a COMMIT and the next BEGIN.
+        for n in range(4):
+            others.execute("BEGIN IMMEDIATE")
+            taken.set()
+            others.execute("INSERT INTO other_writers VALUES (?)", (n,))
+            time.sleep(0.6)
+            others.execute("COMMIT")
+
+    writers = threading.Thread(target=queue)
+    writers.start()
+    taken.wait()
+    try:
+        store.vote(started.code, browser(0), qid, 1, 2)
+    finally:
+        writers.join()
+        others.close()
+    assert store.status(started.code, started.secret).counts[1] == (0, 0, 1)
     store.close()
 
 

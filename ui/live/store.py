@@ -16,7 +16,8 @@ StoreUnavailable. Statements are built with SQLAlchemy Core: all values are boun
 SQLite runs in WAL mode with synchronous=FULL, so a vote whose commit returned survives its
 process being killed, and writers take the lock up front (BEGIN IMMEDIATE) so that processes
 sharing the file queue instead of failing, for BUSY_MS at most (PostgreSQL's lock_timeout is
-the same): a database locked by something else is said within a second. A SQLite file deleted
+the same): a database locked by something else is said within a second, while a queue of
+writers that moves (a class's burst of joins) is waited out. A SQLite file deleted
 or replaced under the running server is said too (Store.replaced).
 """
 
@@ -26,7 +27,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +46,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy import update as sql_update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from ui.live import rules
 from ui.live.rules import Limits, Refused
@@ -69,6 +70,10 @@ NO_ANSWER = -1  # a question's answer column when none of its options is right
 # ms a SQLite statement waits for another writer: a vote takes a few ms, so a wait this long
 # is a file locked by something else, said within a second instead of freezing a click.
 BUSY_MS = 800
+# s a SQLite writer waits its turn in a queue: a wait past BUSY_MS during which other writers
+# committed is a burst of students (forty joining at once hold the lock for seconds on a busy
+# machine), not a locked file, and it waits on while the queue moves, this long at most.
+QUEUE_S = 10.0
 OPENING_MS = 60_000
 IDLE_TRANSACTION_S = 5
 
@@ -280,8 +285,33 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         self._same_file()
-        with _reachable(), self._writer.begin() as conn:
-            yield conn
+        with _reachable(), ExitStack() as held:
+            yield self._begin_in_turn(held)
+
+    def _begin_in_turn(self, held: ExitStack) -> Connection:
+        """A write transaction, begun (and entered into `held`) once the lock is this store's.
+        SQLite has one writer at a time, and a wait ends as locked after BUSY_MS; the file's
+        commit counter (PRAGMA data_version) tells a queue that moved during the wait from a
+        file some other program keeps locked, which is said at once."""
+        if self._file is None:
+            return held.enter_context(self._writer.begin())
+        start = time.monotonic()
+        while True:
+            with self.engine.connect() as watch:
+                # The driver's own connection: a PRAGMA through SQLAlchemy would begin a
+                # transaction of its own.
+                commits = watch.connection.driver_connection.cursor()
+                before = commits.execute("PRAGMA data_version").fetchone()
+                try:
+                    return held.enter_context(self._writer.begin())
+                except OperationalError as err:
+                    moved = commits.execute("PRAGMA data_version").fetchone() != before
+                    if not ("locked" in str(err) and moved):
+                        raise
+                    if time.monotonic() - start > QUEUE_S:
+                        raise StoreUnavailable(
+                            f"its database was busy with other writes for {QUEUE_S:g} s"
+                        ) from err
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
