@@ -111,7 +111,7 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
     without a defined output (their steps from sqrt_sve on are shown locked)."""
     quiz = s["quiz"]
     locked = {
-        n: "Predict first: answer the question under this step, then Reveal shows its numbers."
+        n: "Predict first: answer this step's question, then Reveal shows its numbers."
         for n in range(1, N_STEPS + 1)
         if quiz and n not in s["revealed"]
     }
@@ -163,7 +163,12 @@ def ask(inputs: Inputs, index: tuple[int, ...]) -> None:
     if not s["quiz"]:
         return
     asked = inputs.affine_as_numbers().vector(index or (0,) * (inputs.x.ndim - 1))
-    predict(s["step"], asked)
+    # A question walk.css places beside the graph under the step's note (the room a locked
+    # step leaves there) instead of under the step's lines; once revealed, the step's numbers
+    # fill that room and its answer follows the lines, which stay where the step put them.
+    answered = s["step"] in s["revealed"]
+    with st.container(key="step_answer" if answered else "step_question"):
+        predict(s["step"], asked)
 
 
 def group_index(axis: tuple[int, ...], index: tuple[int, ...]) -> tuple[int, ...]:

@@ -163,4 +163,6 @@ def test_the_stepper_asks_about_the_layer_with_the_affine_option_shown(open_link
     }
     lab = _reveal(open_link(link), 13, "stay the same")
     (success,) = lab.at.main.success
-    assert "gamma_0 × `dgx_0` = 1 × 1 = 1." in success.value, success.value
+    assert success.value == "Right: stay the same.", success.value
+    why = [m.value for m in lab.at.main.markdown if "gamma_0 × `dgx_0`" in m.value]
+    assert why and "gamma_0 × `dgx_0` = 1 × 1 = 1." in why[0], why

@@ -247,9 +247,30 @@ def test_every_step_is_one_screen_at_the_sidebars_extremes(tab, server, extremes
     _every_step_one_screen(tab, server, extremes)
 
 
+# With the quiz on, each step asks its question (drawn by the server, after the browser's step):
+# the question down to its Reveal button belongs on the step's first screen too.
+_QUESTION = """
+(n) => {
+  const asked = [...document.querySelectorAll('[class*="st-key-reveal_"]')];
+  return asked.length === 1 && asked[0].classList.contains(`st-key-reveal_${n}`) &&
+    asked[0].getBoundingClientRect().bottom;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "tab", [SMALL_DESK, PROJECTOR], ids=["small_desk", "projector"], indirect=True
+)
+def test_every_step_with_its_question_is_one_screen(tab, server):
+    """The quiz's question sits in the room the locked step leaves beside the graph: under the
+    step's lines it made the page 1.27 screens tall beside the sidebar, 1.35 on a projector."""
+    _every_step_one_screen(tab, server, "quiz=1")
+
+
 def _every_step_one_screen(tab, server, extra: str = "", screenshots: bool = False) -> None:
-    """Every step's essentials within the first screen, no sideways scroll, every formula whole,
-    the graph's names readable, and the median page at most MAX_SCREENS tall."""
+    """Every step's essentials (and with the quiz on, its question) within the first screen, no
+    sideways scroll, every formula whole, the graph's names readable, and the median page at most
+    MAX_SCREENS tall."""
     name, viewport, _ = tab.lnlab_view
     _open(tab, server, extra)
     select = kit.main(tab).locator(".st-key-stepper_nav select")
@@ -257,6 +278,10 @@ def _every_step_one_screen(tab, server, extra: str = "", screenshots: bool = Fal
     for number in range(1, 21):
         select.select_option(str(number))
         _wait_step(tab, number)
+        if "quiz=1" in extra:
+            question = tab.wait_for_function(_QUESTION, arg=number, timeout=10_000).json_value()
+            if question > viewport["height"]:
+                late.append((number, "question", round(question)))
         tab.wait_for_timeout(50)
         found = tab.evaluate(_LAYOUT, name != "phone")
         late += [

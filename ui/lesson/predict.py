@@ -27,7 +27,16 @@ def predict(key: int | str, vector: Inputs) -> bool:
     guess_key = f"guess_{key}"
     if key not in s["revealed"]:
         st.markdown(f"**{question.prompt}**")
-        st.radio("Your prediction", question.options, index=None, key=guess_key, horizontal=True)
+        # The question in bold above names what the choices answer: the radio's own label is
+        # for a screen reader only, so the choices sit right under the question.
+        st.radio(
+            "Your prediction",
+            question.options,
+            index=None,
+            key=guess_key,
+            horizontal=True,
+            label_visibility="collapsed",
+        )
         st.button(
             "Reveal",
             key=f"reveal_{key}",
@@ -38,19 +47,24 @@ def predict(key: int | str, vector: Inputs) -> bool:
         )
         return False
     guess = s.get(guess_key)
-    if question.undecided:
-        # Round-off cannot tell these options apart here: none of them is marked wrong.
-        fits = ", ".join(question.fits)
-        verdict = f"these inputs cannot decide between {fits}: {question.undecided}"
-        if guess is None or guess in question.fits:
-            st.info(f"Cannot decide: {verdict} {question.explanation}")
+    # The outcome first, the reasoning one click away beside it (issue 36): the answer takes
+    # one row of the page, not a paragraph.
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        if question.undecided:
+            # Round-off cannot tell these options apart here: none of them is marked wrong.
+            fits = ", ".join(question.fits)
+            verdict = f"these inputs cannot decide between {fits}: {question.undecided}"
+            if guess is None or guess in question.fits:
+                st.info(f"Cannot decide: {verdict}")
+            else:
+                st.error(f"Not quite: {guess} does not fit, and {verdict}")
+        elif guess == question.answer:
+            st.success(f"Right: {question.answer}.")
+        elif guess is None:
+            # The guess was a page widget, forgotten when another page was shown.
+            st.info(f"The answer: {question.answer}.")
         else:
-            st.error(f"Not quite: {guess} does not fit, and {verdict} {question.explanation}")
-    elif guess == question.answer:
-        st.success(f"Right: {question.answer}. {question.explanation}")
-    elif guess is None:
-        # The guess was a page widget, forgotten when another page was shown.
-        st.info(f"The answer: {question.answer}. {question.explanation}")
-    else:
-        st.error(f"Not quite: the answer is {question.answer}. {question.explanation}")
+            st.error(f"Not quite: the answer is {question.answer}.")
+        with st.popover("Why"):
+            st.markdown(question.explanation)
     return True
