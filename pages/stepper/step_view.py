@@ -40,9 +40,9 @@ def _first(n: int) -> str:
 
 def step_lines(number: int, answered: Callable[[int], bool]) -> None:
     """Every step's forward line (and on the way back its local derivative), each shown only
-    with its step (`number`: the step the page opens on). Before a quiz question
-    is `answered`, only the forward line shows: the notes and the local derivative would give
-    its answer away (step 8's "just under 1", step 17's "· 1")."""
+    with its step (`number`: the step the page opens on). Before a quiz question is
+    `answered`, only the forward line shows: the notes and the local derivative would give its
+    answer away (step 8's "just under 1", step 17's "· 1")."""
     st.html(f"<style>{_HIDDEN} {{ display: none; }}\n{_first(number)} {{ display: flex; }}</style>")
     for n in range(1, N_STEPS + 1):
         with st.container(key=f"step_lines_{n}"):
