@@ -22,6 +22,7 @@ chart at 390x844 (screenshots/).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -444,6 +445,14 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
         store.close()
         for _, tab in [(None, teacher), *students]:
             assert not kit.problems(tab)
+    except BaseException:
+        # The traceback alone does not say what each browser showed or what the processes did.
+        for n, context in enumerate(contexts):
+            for m, tab in enumerate(context.pages):
+                with contextlib.suppress(Exception):  # a tab that cannot draw: the others
+                    kit.screenshot(tab, f"FAILED_live_class_{n}_{m}")
+        print(f"\nscreenshots/FAILED_live_class_*.png; the processes' logs:\n{replicas.logs()}")
+        raise
     finally:
         for context in contexts:
             context.close()
