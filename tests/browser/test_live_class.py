@@ -152,8 +152,10 @@ def _every_option_drawn(chart, options, answer) -> None:
     expect(ticks).to_have_count(len(options))
     shown = [t.strip() for t in ticks.all_text_contents()]  # SVG text has no innerText
     assert shown == [f"{o} ✓" if i == answer else o for i, o in enumerate(options)], shown
-    # The count and share above each bar (a text trace: the bars are stacks, ui/live/tally.py).
-    assert chart.locator(".textpoint text").filter(has_text="%").count() >= len(options)
+    # The count and share above each bar (a text trace: the bars are stacks, ui/live/tally.py);
+    # plotly draws the traces after the axes, and may yield in between.
+    shares = chart.locator(".textpoint text").filter(has_text="%")
+    expect(shares.nth(len(options) - 1)).to_be_attached()  # at least one per option
 
 
 def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
@@ -355,8 +357,9 @@ def test_a_class_of_eight_through_two_replicas(browser, classroom, tmp_path):
             expect(_bar(tab)).to_contain_text(verdict, timeout=FOLLOW_MS)
         _above_the_fold(teacher, chart, kit.main(teacher).get_by_text(moved))
         # Each bar is split by how sure its voters said they were, the legend above the bars.
-        legend = [t.strip() for t in chart.locator(".legendtext").all_text_contents()]
-        assert legend == ["sure", "fairly sure", "a guess", "not said"], legend
+        # (Waited for: the chart is redrawn in the browser after the run that brought round 2.)
+        legend = chart.locator(".legendtext")
+        expect(legend).to_have_text(["sure", "fairly sure", "a guess", "not said"])
         levels = ("a guess", "fairly sure", "sure", None)  # the store's order (rules.CONFIDENCE)
         split = store.status(code, secret).split[2]
         assert split == tuple(
