@@ -20,6 +20,7 @@ students' runs in the same server process.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -74,38 +75,45 @@ def channel() -> None:
     )
 
 
-def draw(data: dict) -> None:
+def draw(data: dict, step_parts: Callable[[bool], None]) -> None:
     """The walk at the session's step, and the hidden control holding it; `data`: walk.py's
     steps and drawings with the inputs' version, and whether every move goes to Python at
-    once (`sync`). In its own fragment for the instructor and a following student, quiz off
-    (with the quiz on, a step's question is asked by the Stepper's fragment, which must run
-    for it)."""
+    once (`sync`); `step_parts(alone)`: what Streamlit draws of the steps beside the walk
+    (every step's, or the session's step's `alone`). In its own fragment for the instructor
+    and a following student, quiz off (with the quiz on, a step's question is asked by the
+    Stepper's fragment, which must run for it); a following student's fragment draws its
+    step's parts too, alone."""
     me = membership.current()
-    in_class = me is not None and (me.teaching or me.following)
     # As text: each run of the walk's fragment alone sends `data` again, and Streamlit writes
     # a dict out anew each time (about 80 kB: two thirds of a following student's run on the
     # server, a hundred students a step); the text is written once here. walk.js reads it
     # only for a version it has not read.
     sent = {key: data[key] for key in EVERY_DRAWING}
     sent["walk"] = json.dumps({k: v for k, v in data.items() if k not in EVERY_DRAWING})
-    if in_class and not st.session_state["quiz"]:
-        followed(sent)
-    else:
+    if me is None or st.session_state["quiz"] or not (me.teaching or me.following):
         _walk(sent)
+        step_parts(False)
+    elif me.following:
+        followed(sent, step_parts)
+    else:
+        followed(sent, None)
+        step_parts(False)
 
 
 @st.fragment
-def followed(data: dict) -> None:
+def followed(data: dict, step_parts: Callable[[bool], None] | None) -> None:
     """The walk of an instructor or a following student: a run of this fragment alone (a
     move, sent at once, or a student woken) reuses the `data` of the Stepper's last run. The
     instructor's publishes the step; for a student, anything more than the step reruns the
     whole app (follow.in_stepper, which also tells the class's watcher to wake this
-    fragment)."""
+    fragment), and the step's parts (`step_parts`) are drawn for the step alone."""
     adopt()
     # The address keeps the step (a reload, a link copied) by walk.js: written here, it would
     # be one more message for the phone to render.
     with follow.in_stepper("stepper"):
         _walk(data)
+        if step_parts is not None:
+            step_parts(True)
 
 
 def _walk(data: dict) -> None:

@@ -17,7 +17,7 @@ from teaching.verdicts import rounding_agreement
 from ui.draw.tables import numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 
-__all__ = ["lines", "step_lines", "why_dx_sums_to_zero"]
+__all__ = ["FOLLOWED", "lines", "step_lines", "why_dx_sums_to_zero"]
 
 
 # Each step's lines are drawn once per run, each part hidden but its step's: before walk.js
@@ -28,6 +28,9 @@ _HIDDEN = (
     '[data-testid="stLayoutWrapper"]'
     ':has(> [class*="st-key-step_lines_"], > [class*="st-key-step_only_"])'
 )
+# A following student's tab draws its step's parts alone, under this name: always shown
+# (walk.js shows a numbered part; the class's runs replace these with each step).
+FOLLOWED = "followed"
 
 
 def _first(n: int) -> str:
@@ -38,11 +41,18 @@ def _first(n: int) -> str:
     )
 
 
-def step_lines(number: int, answered: Callable[[int], bool]) -> None:
+def step_lines(number: int, answered: Callable[[int], bool], alone: bool = False) -> None:
     """Every step's forward line (and on the way back its local derivative), each shown only
-    with its step (`number`: the step the page opens on). Before a quiz question is
-    `answered`, only the forward line shows: the notes and the local derivative would give its
-    answer away (step 8's "just under 1", step 17's "· 1")."""
+    with its step (`number`: the session's step). Before a quiz question is `answered`, only
+    the forward line shows: the notes and the local derivative would give its answer away
+    (step 8's "just under 1", step 17's "· 1"). `alone`: step `number`'s lines only (a
+    following student's tab, which the class redraws for every step: a phone renders its
+    whole page again for each message of a step, and the twenty steps' lines were most of
+    it)."""
+    if alone:
+        with st.container(key=f"step_lines_{FOLLOWED}"):
+            lines(step(number), answered(number))
+        return
     st.html(f"<style>{_HIDDEN} {{ display: none; }}\n{_first(number)} {{ display: flex; }}</style>")
     for n in range(1, N_STEPS + 1):
         with st.container(key=f"step_lines_{n}"):

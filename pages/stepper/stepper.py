@@ -7,6 +7,8 @@ glossary, the notebook) is one click away. The twenty steps are computed once fo
 and stepped through in the browser (pages/stepper/).
 """
 
+from functools import partial
+
 import streamlit as st
 
 from ln_core.defined_nodes import BEFORE_THE_ROOT
@@ -99,10 +101,7 @@ def one_step() -> None:
         st.caption(presenter.KEYS_NOTE)
         with essentials:
             undefined = the_walk(inputs, index)
-            if undefined is None:
-                ask(inputs, index)
-                last_step(inputs, index)
-            else:
+            if undefined is not None:
                 undefined_output(undefined)
 
 
@@ -139,9 +138,9 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
                 **data,
                 "steps": walk.before_the_root(nodes, index, undefined_reason(err)),
                 "hover": {},
-            }
+            },
+            lambda alone: step_view.step_lines(s["step"], lambda n: True, alone),
         )
-        step_view.step_lines(s["step"], lambda n: True)
         return err
     index = group_index(cache.axis, index)
     # Every node's check, of the vector on screen: a check moves each entry both ways, so
@@ -151,9 +150,21 @@ def the_walk(inputs: Inputs, index: tuple[int, ...]) -> ValueError | None:
     numbers = walk.Numbers(
         cache, grads, checks, index, inputs.dtype, resolving_inputs(cache, inputs.dout)
     )
-    browser.draw({**data, "steps": walk.steps(numbers, locked), "hover": walk.hover(numbers)})
-    step_view.step_lines(s["step"], lambda n: n not in locked)
+    browser.draw(
+        {**data, "steps": walk.steps(numbers, locked), "hover": walk.hover(numbers)},
+        partial(step_parts, inputs, index, locked),
+    )
     return None
+
+
+def step_parts(inputs: Inputs, index: tuple[int, ...], locked: dict[int, str], alone: bool) -> None:
+    """What Streamlit draws of the steps beside the walk: every step's lines (each shown with
+    its step), the quiz's question and the last step's result; `alone`: the session's step's
+    only (a following student's, redrawn with each of the class's steps)."""
+    step_view.step_lines(s["step"], lambda n: n not in locked, alone)
+    ask(inputs, index)
+    if not alone or s["step"] == N_STEPS:
+        last_step(inputs, index, alone)
 
 
 def ask(inputs: Inputs, index: tuple[int, ...]) -> None:
@@ -177,13 +188,14 @@ def group_index(axis: tuple[int, ...], index: tuple[int, ...]) -> tuple[int, ...
     return index[:1] if len(axis) == 2 else index
 
 
-def last_step(inputs: Inputs, index: tuple[int, ...]) -> None:
-    """Shown with step 20 only: why Σ dx = 0 and the whole result beside the closed form."""
+def last_step(inputs: Inputs, index: tuple[int, ...], alone: bool) -> None:
+    """Shown with step 20 only: why Σ dx = 0 and the whole result beside the closed form
+    (`alone`: drawn for step 20 only, see step_view.step_lines)."""
     cache, grads = compute.forward_backward(inputs)
     hint = resolving_inputs(cache, inputs.dout)
     # Every row of a batch of rows, as the tables one click away show them.
     index = group_index(cache.axis, () if inputs.x.ndim == 2 else index)
-    with st.container(key=f"step_only_{N_STEPS}"):
+    with st.container(key=f"step_only_{step_view.FOLLOWED if alone else N_STEPS}"):
         with st.expander("The result, dx, dgamma and dbeta, and why Σ dx = 0", expanded=False):
             step_view.why_dx_sums_to_zero(
                 compute.dx_sum(inputs), inputs.dtype, hint, index, "jacobian" not in s["hidden"]

@@ -42,6 +42,9 @@ async def _class(port: int, store: Store) -> None:
         joined = await student.rerun("", query_string=f"join={code}")
         assert joined.page == "stepper" and STEP.search(joined.query_string).group(1) == "1"
         assert SIDEBAR_WIDGET in joined.widgets
+        # A following student's page holds its step's lines alone, not the twenty steps' a
+        # phone would render again for every message of every step.
+        assert _lines(joined) == 1, _lines(joined)
     bar = next(iter(explorer.auto_reruns))
     stop = widget_state(explorer.widgets["Stop following"], True)
     stopped = await explorer.rerun(fragment_id=bar, widget_states=[stop])
@@ -67,8 +70,10 @@ async def _class(port: int, store: Store) -> None:
     # Its fragment's few messages, not the Stepper's whole fragment (about 230: every step's
     # lines and folds), which a phone renders one message at a time: the run's start, its
     # status and end, the fragment's box, the walk and the hidden step control (not a box of
-    # its own, and no new address: walk.js keeps the step in it).
-    assert woken.messages <= 6, woken.messages
+    # its own, and no new address: walk.js keeps the step in it), and the step's own lines
+    # (their box, two columns, each with its heading, formula and note).
+    assert _lines(woken) == 1, _lines(woken)
+    assert woken.messages <= 16, woken.messages
     assert await _woken(explorer, 1.5) is None, "a student exploring was moved"
 
     await teacher.rerun("class", query_string="")
@@ -77,6 +82,11 @@ async def _class(port: int, store: Store) -> None:
         shown = await _woken(student, WAIT_S)
         assert shown is not None and "Your answer" in shown.widgets
     await asyncio.gather(teacher.close(), follower.close(), explorer.close())
+
+
+def _lines(run: RunResult) -> int:
+    """How many steps' forward lines a run drew."""
+    return sum("Forward line" in text for text in run.texts)
 
 
 def test_the_server_moves_following_students_and_shows_everyone_the_question(tmp_path):
