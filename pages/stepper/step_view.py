@@ -20,10 +20,11 @@ from ui.draw.verdict_metric import verdict_metric
 __all__ = ["FOLLOWED", "lines", "step_lines", "why_dx_sums_to_zero"]
 
 
-# Each step's lines are drawn once per run, each part hidden but its step's: before walk.js
-# runs, the session's step (a rule keyed to the page); after, the step the browser shows
-# (walk.js sets its wrapper's own style). The rules hide Streamlit's wrapper of each part,
-# which would otherwise keep its gap on the page.
+# Each step's lines are drawn once per run, each part hidden but its step's: the session's
+# step (a rule keyed to the page, written by each run), and once walk.js moves, the step the
+# browser shows (walk.js sets every part's wrapper's own style, which wins over the rule).
+# The rules hide Streamlit's wrapper of each part, which would otherwise keep its gap on the
+# page.
 _HIDDEN = (
     '[data-testid="stLayoutWrapper"]'
     ':has(> [class*="st-key-step_lines_"], > [class*="st-key-step_only_"])'
@@ -35,8 +36,7 @@ FOLLOWED = "followed"
 
 def _first(n: int) -> str:
     return ", ".join(
-        f"html:not([data-lnlab-walk]) "
-        f'[data-testid="stLayoutWrapper"]:has(> .st-key-step_{kind}_{n})'
+        f'html [data-testid="stLayoutWrapper"]:has(> .st-key-step_{kind}_{n})'
         for kind in ("lines", "only")
     )
 

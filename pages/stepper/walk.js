@@ -63,14 +63,17 @@ function sendWhenHeld(n, tries = 0) {
 
 // Each step's lines (typeset by Streamlit, pages/stepper/step_view.py) are shown by their
 // wrapper's own style: a rule keyed to the page would make the browser restyle the whole page.
+// Every step's wrapper is set, not only the one shown before: the page's rule shows the step
+// of the server's last run, whose lines can arrive after this step was drawn (a student who
+// leaves the class's step gets the twenty steps' lines then). A following student's step's
+// lines (step_lines_followed) are the class's runs' to replace.
+const NUMBERED = /^st-key-step_(lines|only)_(\d+)$/;
 function showLines(n) {
-  for (const kind of ["lines", "only"]) {
-    const old = walk.shownLines?.[kind];
-    if (old) old.style.display = "";
-    const part = document.querySelector(`.st-key-step_${kind}_${n}`);
-    const wrapper = part && part.parentElement;
-    if (wrapper) wrapper.style.display = "flex";
-    walk.shownLines = { ...walk.shownLines, [kind]: wrapper };
+  const parts = document.querySelectorAll(
+    '.st-key-step_essentials [class*="st-key-step_lines_"], .st-key-step_essentials [class*="st-key-step_only_"]');
+  for (const part of parts) {
+    const key = [...part.classList].map((name) => NUMBERED.exec(name)).find(Boolean);
+    if (key && part.parentElement) part.parentElement.style.display = key[2] === String(n) ? "flex" : "none";
   }
 }
 
@@ -447,6 +450,5 @@ export default function (component) {
     walk.server = null;
     walk.step = null;
     walk.told = [];
-    walk.shownLines = null;
   };
 }
