@@ -22,6 +22,7 @@ if str(kit.ROOT) not in sys.path:
 from bench.local_server import LocalServer
 from pages.stepper.formulas import FORWARD
 from teaching.steps import step
+from ui.live.student import POLL_S
 
 pytestmark = pytest.mark.browser
 FOLLOW_MS = 60_000  # generous for a loaded machine; bench/ measures the delay
@@ -75,8 +76,14 @@ def test_a_following_student_sees_the_lines_of_the_step_on_screen(browser, tmp_p
             expect(_bar(student)).to_contain_text("your lab follows the instructor")
             expect(_heading(student)).to_contain_text("Step 1 of 20", timeout=FOLLOW_MS)
 
+            expect(_bar(student)).to_contain_text("who has not opened a page yet")
             kit.main(teacher).get_by_role("link", name="Teach on the Stepper").click()
             expect(_heading(teacher)).to_contain_text("Step 1 of 20", timeout=FOLLOW_MS)
+            # The bar stops saying so when the class's watcher wakes it, before its own timer
+            # would (student.POLL_S).
+            expect(_bar(student)).not_to_contain_text(
+                "who has not opened a page yet", timeout=POLL_S * 1000 / 2
+            )
             for number in (2, 3):
                 _next(teacher)
                 expect(_heading(student)).to_contain_text(f"Step {number} of 20", timeout=FOLLOW_MS)

@@ -58,18 +58,27 @@ class Listener:
     bar: str  # the class bar's fragment id
     step: str  # the id of the Stepper's fragment that takes a step (listen_step), else ""
     follow_shown: int  # the follow version its lab shows
-    bar_shown: tuple[bool, Question | None]  # (ended, question) as its bar last drew them
+    bar_shown: tuple[bool, Question | None, bool]  # bar_view of the glance its bar last drew
     woken_for: Glance | None = None  # the glance it was last woken for
+    woken_run: str = ""  # the fragment then asked to rerun ("": the whole app)
     woken_at: float = 0.0  # when (time.monotonic)
+
+
+def bar_view(glance: Glance) -> tuple[bool, Question | None, bool]:
+    """What of `glance` a student's class bar shows: whether the class ended, its question, and
+    whether the instructor has yet to open a page (the bar says the lab waits until then)."""
+    return glance.ended, glance.question, not glance.follow.version
 
 
 def wanted(listener: Listener, glance: Glance, again: bool = False) -> ClientState | None:
     """The run that shows `glance` to this session (`again`: the whole app, for a wake-up
     that did not bring it), or None if it shows it already."""
     moved = listener.following and glance.follow.version > listener.follow_shown
-    asked = (glance.ended, glance.question) != listener.bar_shown
-    if not (moved or asked):
+    stale = bar_view(glance) != listener.bar_shown
+    if not (moved or stale):
         return None
+    # A bar that only still says the lab waits is rerun after the step (look).
+    asked = bar_view(glance)[:2] != listener.bar_shown[:2]
     if moved and not (asked or again) and listener.step and glance.follow.page == STEPPER:
         fragment = listener.step
     elif moved or again:
@@ -130,12 +139,16 @@ class Waker:
         runtime = Runtime.instance()
         for session_id, listener in listeners.items():
             glance = glances.get(listener.code)
-            again = glance == listener.woken_for
-            if free <= 0 or glance is None or (again and now - listener.woken_at < AGAIN_S):
+            if free <= 0 or glance is None:
                 continue
-            rerun = wanted(listener, glance, again)
+            rerun = wanted(listener, glance)
             if rerun is None:
                 continue
+            # The same run again for the same glance: the last did not bring it.
+            if (glance, rerun.fragment_id) == (listener.woken_for, listener.woken_run):
+                if now - listener.woken_at < AGAIN_S:
+                    continue
+                rerun = wanted(listener, glance, again=True)
             session = runtime.get_app_session(session_id)
             if session is None:  # closed, or waiting for its browser to reconnect
                 self.forget(session_id)
@@ -146,7 +159,9 @@ class Waker:
                 self.busy[session_id] = now
                 latest = self.listeners.get(session_id)
                 if latest is not None:
-                    self.listeners[session_id] = replace(latest, woken_for=glance, woken_at=now)
+                    self.listeners[session_id] = replace(
+                        latest, woken_for=glance, woken_run=rerun.fragment_id, woken_at=now
+                    )
 
     def heard(self, session_id: str, listener: Listener) -> None:
         """A run of the session's class bar: what it shows now. What only the waker knows
@@ -156,7 +171,8 @@ class Waker:
             if old is not None:
                 same_page = old.rerun.page_script_hash == listener.rerun.page_script_hash
                 listener = replace(listener, step=old.step if same_page else "",
-                                   woken_for=old.woken_for, woken_at=old.woken_at)  # fmt: skip
+                                   woken_for=old.woken_for, woken_run=old.woken_run,
+                                   woken_at=old.woken_at)  # fmt: skip
             self.listeners[session_id] = listener
 
     def heard_step(self, session_id: str, fragment: str, follow_shown: int) -> None:
@@ -220,7 +236,7 @@ def listen_bar(code: str, following: bool, follow_shown: int, glance: Glance) ->
     here = _here()
     if here is not None:
         waker, session_id, fragment, rerun = here
-        shown = (glance.ended, glance.question)
+        shown = bar_view(glance)
         waker.heard(session_id, Listener(code, following, rerun, fragment, "", follow_shown, shown))
 
 
