@@ -49,6 +49,16 @@ _LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class BarView:
+    """What a student's class bar shows of the class: whether it ended, its question, and
+    whether the instructor has yet to open a page (the bar says the lab waits until then)."""
+
+    ended: bool
+    question: Question | None
+    waiting: bool
+
+
+@dataclass(frozen=True)
 class Listener:
     """One student's session in this process, as its latest runs left it."""
 
@@ -58,27 +68,26 @@ class Listener:
     bar: str  # the class bar's fragment id
     step: str  # the id of the Stepper's fragment that takes a step (listen_step), else ""
     follow_shown: int  # the follow version its lab shows
-    bar_shown: tuple[bool, Question | None, bool]  # bar_view of the glance its bar last drew
+    bar_shown: BarView  # what its bar last drew
     woken_for: Glance | None = None  # the glance it was last woken for
     woken_run: str = ""  # the fragment then asked to rerun ("": the whole app)
     woken_at: float = 0.0  # when (time.monotonic)
 
 
-def bar_view(glance: Glance) -> tuple[bool, Question | None, bool]:
-    """What of `glance` a student's class bar shows: whether the class ended, its question, and
-    whether the instructor has yet to open a page (the bar says the lab waits until then)."""
-    return glance.ended, glance.question, not glance.follow.version
+def bar_view(glance: Glance) -> BarView:
+    """What of `glance` a student's class bar shows."""
+    return BarView(glance.ended, glance.question, not glance.follow.version)
 
 
 def wanted(listener: Listener, glance: Glance, again: bool = False) -> ClientState | None:
     """The run that shows `glance` to this session (`again`: the whole app, for a wake-up
     that did not bring it), or None if it shows it already."""
     moved = listener.following and glance.follow.version > listener.follow_shown
-    stale = bar_view(glance) != listener.bar_shown
-    if not (moved or stale):
+    shown, current = listener.bar_shown, bar_view(glance)
+    if not (moved or current != shown):
         return None
     # A bar that only still says the lab waits is rerun after the step (look).
-    asked = bar_view(glance)[:2] != listener.bar_shown[:2]
+    asked = (current.ended, current.question) != (shown.ended, shown.question)
     if moved and not (asked or again) and listener.step and glance.follow.page == STEPPER:
         fragment = listener.step
     elif moved or again:
