@@ -7,7 +7,10 @@ The instructor (1024x768, presenter mode) starts a class on the Class page and s
 every student (390x844) opens the join link; their labs wait on the Stepper at step 1, where a
 class starts (ui/live/follow.py). The instructor then opens the Stepper by the Class page's link
 (the first step) and clicks Next --steps times, --step-every s apart. A student has the step
-when their page's heading says "Step N of 20"; the delay runs from the instructor's click. The
+when their page's heading says "Step N of 20", the first step when their lab stops saying
+the instructor has not opened a page yet (each timed in the page, at the frame that
+shows it); the delay runs from the instructor's click (the click event in their tab, not
+Playwright's call, which first waits for the button to be still). The
 first step and the first Next (the first move that changes the students' screens) are reported
 apart from all the Next clicks, with how many views the instructor published to the class (one
 per click when nothing sends the class back a step). Results go to
@@ -17,6 +20,7 @@ bench/results/class_browsers.json; the exit status is 1 if a goal was missed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import tempfile
@@ -35,19 +39,61 @@ WAIT_MS = 120_000  # a step not shown by then is a miss
 HEADING = "[data-testid='stMain'] h2"
 
 
+# When a tab first shows what the instructor's click changed: the frame after the change
+# (Date.now(), as the click is timed in the instructor's tab), watched in the page from before
+# the click. Waiting on the tabs one by one, as Playwright's assertions do, would time each tab
+# no sooner than the one before it was seen, plus the assertion's polling.
+WATCH = """
+window.__lnlabSeen = {};
+document.addEventListener("click", () => { window.__lnlabClicked = Date.now(); }, true);
+window.__lnlabWatch = (key, selector, text, present) => {
+  const holds = () => {
+    const element = document.querySelector(selector);
+    return (element !== null && element.textContent.includes(text)) === present;
+  };
+  const observer = new MutationObserver(() => {
+    if (key in window.__lnlabSeen || !holds()) return;
+    window.__lnlabSeen[key] = 0;
+    observer.disconnect();
+    requestAnimationFrame(() => { window.__lnlabSeen[key] = Date.now(); });
+  });
+  observer.observe(document, {subtree: true, childList: true, characterData: true});
+};
+"""
+MAIN = "[data-testid='stMain']"
+# What a student's lab says while the instructor has not opened a page (follow.waiting_note):
+# gone once the first view reaches the student.
+WAITING = "has not opened a page yet"
+
+
 def _tab(browser, viewport: dict[str, int]) -> Page:
     context = browser.new_context(viewport=viewport)
     context.set_default_timeout(WAIT_MS)
+    context.add_init_script(WATCH)
     return context.new_page()
 
 
-def _delays(tabs: list[Page], step: int, clicked: float) -> list[float]:
-    """ms from the click until each tab's heading shows the step (in the order they come)."""
-    delays = []
+def _watch(tabs: list[Page], key: str, selector: str, text: str, present: bool) -> None:
     for tab in tabs:
-        expect(tab.locator(HEADING).first).to_contain_text(f"Step {step} of 20", timeout=WAIT_MS)
-        delays.append((time.monotonic() - clicked) * 1000)
-    return delays
+        tab.evaluate(
+            "([key, selector, text, present]) => window.__lnlabWatch(key, selector, text, present)",
+            [key, selector, text, present],
+        )
+
+
+def _click(teacher: Page, target) -> float:
+    """Click `target` in the instructor's tab; when the click happened there (Date.now())."""
+    teacher.evaluate("window.__lnlabClicked = 0")
+    target.click()
+    return teacher.wait_for_function("window.__lnlabClicked").json_value()
+
+
+def _delays(tabs: list[Page], key: str, clicked: float) -> list[float]:
+    """ms from the click (Date.now()) until each tab showed what `key` watched."""
+    return [
+        tab.wait_for_function(f"window.__lnlabSeen[{json.dumps(key)}] || 0").json_value() - clicked
+        for tab in tabs
+    ]
 
 
 def run(students: int, steps: int, step_every: float) -> tuple[list[float], list[float], int]:
@@ -80,15 +126,15 @@ def _class(db: str, students: int, steps: int, step_every: float):
         for tab in tabs:
             expect(tab.locator(HEADING).first).to_contain_text("Step 1 of 20", timeout=WAIT_MS)
         time.sleep(3.0)
-        clicked = time.monotonic()
-        teacher.get_by_role("link", name="Teach on the Stepper").click()
-        first = _delays(tabs, 1, clicked)
+        _watch(tabs, "first", MAIN, WAITING, present=False)
+        clicked = _click(teacher, teacher.get_by_role("link", name="Teach on the Stepper"))
+        first = _delays(tabs, "first", clicked)
         later: list[float] = []
         for step in range(2, steps + 2):
             time.sleep(step_every)
-            clicked = time.monotonic()
-            teacher.get_by_role("button", name="Next").click()
-            later += _delays(tabs, step, clicked)
+            _watch(tabs, str(step), HEADING, f"Step {step} of 20", present=True)
+            clicked = _click(teacher, teacher.get_by_role("button", name="Next"))
+            later += _delays(tabs, str(step), clicked)
         time.sleep(step_every)  # anything the instructor's tab publishes after the last step
         browser.close()
     return first, later, link.rsplit("=", 1)[1]
