@@ -53,15 +53,25 @@ hidden = st.session_state["hidden"]
 membership.restore()
 shown = [p for p in PAGES if p.url_path not in hidden]
 # A hidden page stays registered, out of the menu, so a link to it says it is not part of the
-# lesson instead of Streamlit's "Page not found".
-page = st.navigation([p if p in shown else guide.out_of_lesson(p) for p in PAGES])
+# lesson instead of Streamlit's "Page not found". A following student's pages are the
+# instructor's to choose: no menu (the sidebar says how to explore instead).
+page = st.navigation(
+    [p if p in shown else guide.out_of_lesson(p) for p in PAGES],
+    position="hidden" if follow.led() else "sidebar",
+)
 # Each tab is titled with its page, so a student with several open finds the right one.
 st.set_page_config(page_title=f"{page.title} · LayerNorm Lab")
 follow.catch_up(PAGES, page)
 presenter.apply_style()
 presenter.skip_link()
 if "controls" not in hidden:
-    sidebar.draw(page.url_path)
+    # A following student's inputs are the instructor's: changed here, the class's next step
+    # would change them back. (Left out, with the menu, they are also half of what a phone
+    # renders again for each message of a followed step.)
+    if follow.led():
+        follow.controls_note()
+    else:
+        sidebar.draw(page.url_path)
 share.show_link_problems()
 # The link is encoded once for both (encoding reads every key of the view).
 view = share.write_link()
@@ -76,7 +86,8 @@ else:
     # The guide's foot is drawn first, below where the page goes: a page that stops at inputs
     # it cannot use (st.stop) still ends with what to try and the link to the next page.
     body = st.container()
-    with st.container():
-        guide.footer(page, shown)
+    if not follow.led():  # the instructor leads a following student from page to page
+        with st.container():
+            guide.footer(page, shown)
     with body:
         page.run()

@@ -94,6 +94,7 @@ def draw(data: dict, step_parts: Callable[[bool], None]) -> None:
     sent = {key: data[key] for key in EVERY_DRAWING}
     sent["walk"] = json.dumps({k: v for k, v in data.items() if k not in EVERY_DRAWING})
     if me is None or st.session_state["quiz"] or not (me.teaching or me.following):
+        follow.waiting_note()
         _walk(sent)
         step_parts(False)
     elif me.following:
@@ -114,6 +115,7 @@ def followed(data: dict, step_parts: Callable[[bool], None] | None) -> None:
     # The address keeps the step (a reload, a link copied) by walk.js: written here, it would
     # be one more message for the phone to render.
     with follow.in_stepper("stepper"):
+        follow.waiting_note()
         _walk(data)
         if step_parts is not None:
             step_parts(True)

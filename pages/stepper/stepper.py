@@ -26,7 +26,7 @@ from ui.live import follow, membership
 from ui.server import caps, compute
 from ui.session import affine_control, presenter, share, state
 from ui.session.errors import shown_errors
-from ui.session.picker import pick_vector
+from ui.session.picker import chosen_vector, pick_vector
 
 s = st.session_state
 # The names the Stepper's glossary explains: its nodes, its inputs and the words its lines use.
@@ -81,18 +81,23 @@ def one_step() -> None:
             key="step_switches", horizontal=True, vertical_alignment="center", gap="small"
         )
         with switches:
-            st.toggle(
-                "Predict before reveal",
-                help="Each step first asks a question you can reason out from the steps before "
-                "it; its numbers appear after your guess.",
-                **state.bound("quiz"),
-            )
-            with (
-                st.popover("Layer and vector", icon=":material/tune:"),
-                st.container(key="step_options"),
-            ):
-                affine_control.draw()
-                index = pick_vector(inputs.x.shape)
+            if follow.led():
+                # The quiz, the layer and the vector are the instructor's view while a
+                # student follows (as the sidebar's inputs are: app.py).
+                index = chosen_vector(inputs.x.shape)
+            else:
+                st.toggle(
+                    "Predict before reveal",
+                    help="Each step first asks a question you can reason out from the steps "
+                    "before it; its numbers appear after your guess.",
+                    **state.bound("quiz"),
+                )
+                with (
+                    st.popover("Layer and vector", icon=":material/tune:"),
+                    st.container(key="step_options"),
+                ):
+                    affine_control.draw()
+                    index = pick_vector(inputs.x.shape)
             notebook_expander(
                 "jupyter_stepper",
                 lambda: View(inputs, s["preset"], share.current_link(view=view)),

@@ -104,14 +104,14 @@ def test_a_student_who_joins_before_the_instructor_opens_a_page_waits_on_the_ste
     student = open_link({"join": me.code, "step": "7"})
     student.assert_clean()
     assert student.walk()["step"] == 1 and student.state["step"] == 1
-    assert "it waits on the Stepper at step 1" in _texts(student)
+    assert "your lab waits here at step 1" in _texts(student)
     wanderer = open_link({"join": me.code})
     wanderer.open("Jacobian")  # before the class starts, a student's lab is theirs to explore
     assert wanderer.state["live"].following and not wanderer.state["live"].left
     lab.open("Stepper").step_to(3)
     student.run().run()
     assert student.walk()["step"] == 3 and student.state["live"].applied >= 1
-    assert "waits on the Stepper" not in _texts(student)
+    assert "waits here" not in _texts(student)
     assert "your lab follows the instructor." in _texts(student)
 
 
@@ -530,3 +530,43 @@ def test_a_student_says_how_sure_they_are_and_the_reveal_shows_it_per_option(db,
     header = tally.results_csv(rows).splitlines()[0].split(",")
     assert {"round 1 sure", "round 1 fairly sure", "round 1 a guess"} <= set(header)
     store.close()
+
+
+def _controls(student) -> list[str]:
+    """The sidebar's selectboxes and buttons (the Rejoin button, always there, left out)."""
+    labels = [w.label for w in student.at.sidebar.selectbox]
+    return labels + [b.label for b in student.at.sidebar.button if b.key != "reconnect_rerun"]
+
+
+def test_a_following_students_inputs_are_the_instructors_until_they_stop_following(
+    db, lab, open_link
+):
+    me = _instructor(lab)
+    student = open_link({"join": me.code})
+    # Changed by the student, the inputs would be changed back by the instructor's next step;
+    # the instructor leads from page to page (no menu, no guide's foot).
+    assert _controls(student) == ["Stop following to explore"]
+    note = "\n".join(c.value for c in student.at.sidebar.caption)
+    assert "the instructor chooses the page and the inputs" in note
+    assert "What to try" not in student.expanders()
+    assert "Layer and vector" not in [p.proto.popover.label for p in student.at.get("popover")]
+    student.at.sidebar.button[0].click()
+    student.run()
+    assert "Preset" in _controls(student) and not student.state["live"].following
+    assert "exploring on your own" in _texts(student)
+    assert "Layer and vector" in [p.proto.popover.label for p in student.at.get("popover")]
+    student.at.button(key="live_follow").click()
+    student.run().run()
+    assert _controls(student) == ["Stop following to explore"]
+    # The class bar's own button (a fragment) brings the controls back too.
+    student.at.button(key="live_unfollow").click()
+    student.run()
+    assert "Preset" in _controls(student)
+    student.at.button(key="live_follow").click()
+    student.run().run()
+    (end,) = [p for p in lab.at.get("popover") if p.proto.popover.label == "End the class"]
+    end.button[0].click()
+    lab.run()
+    student.run().run()
+    assert "The class has ended" in _texts(student)
+    assert "Preset" in _controls(student), "a class that ended kept the student's controls"

@@ -16,7 +16,7 @@ QUESTION = Question(7, Asked("Q", "Why?", ("a", "b"), 0, "Because."), 1, True, F
 def _listener(**changes: object) -> Listener:
     rerun = ClientState(page_script_hash="stepper-hash", query_string="step=2")
     base = dict(code="ABCD2345", following=True, rerun=rerun, bar="bar-id", step="step-id",
-                follow_shown=3, bar_shown=BarView(False, None, False))  # fmt: skip
+                follow_shown=3, bar_shown=BarView(False, None))  # fmt: skip
     return Listener(**{**base, **changes})
 
 
@@ -50,7 +50,7 @@ def test_a_question_or_the_end_reruns_the_bar_even_for_a_student_exploring():
     explorer = _listener(following=False)
     assert wanted(explorer, _glance(question=QUESTION)).fragment_id == "bar-id"
     assert wanted(explorer, _glance(ended=True)).fragment_id == "bar-id"
-    shown = _listener(bar_shown=BarView(False, QUESTION, False))
+    shown = _listener(bar_shown=BarView(False, QUESTION))
     assert wanted(shown, _glance(question=QUESTION)) is None
 
 
@@ -61,10 +61,3 @@ def test_a_move_and_a_question_together_rerun_the_whole_app():
 def test_a_wake_up_that_did_not_bring_the_change_comes_again_as_the_whole_app():
     assert wanted(_listener(), _glance(version=4), again=True).fragment_id == ""
     assert wanted(_listener(), _glance(), again=True) is None
-
-
-def test_the_first_view_published_reruns_the_step_then_the_bar_that_said_the_lab_waits():
-    waiting = _listener(follow_shown=0, bar_shown=BarView(False, None, True))
-    assert wanted(waiting, _glance(version=1)).fragment_id == "step-id"
-    stepped = _listener(follow_shown=1, bar_shown=BarView(False, None, True))
-    assert wanted(stepped, _glance(version=1)).fragment_id == "bar-id"

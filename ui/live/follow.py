@@ -1,9 +1,9 @@
 """Students follow the instructor: the instructor's view is published, students' labs catch up.
 
 The instructor's page and view (the query string a share link would carry, ui/share.py) go to
-the store whenever they change: on every full run, from the Stepper's fragment at once (its
-buttons rerun only that fragment), and from a small fragment that looks once a second for the
-other pages' fragments. Each process's watcher (ui/live/wake.py) then wakes its following
+the store whenever they change: on every full run, from the Stepper's fragments at once (its
+buttons rerun only those), and on the other pages from a small fragment that looks once a
+second for their fragments. Each process's watcher (ui/live/wake.py) then wakes its following
 students: on the Stepper, when only the step moved, the fragment around in_stepper takes the
 step (the Stepper's, or the walk's alone where it is a fragment of its own); otherwise the whole
 app reruns, and its first step (catch_up) applies the view through the share link's own strict
@@ -100,6 +100,34 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
     wake.listen_step(membership.current().applied)
 
 
+def led() -> bool:
+    """Whether this lab follows an instructor now: a joined student's, until they stop."""
+    me = membership.current()
+    return me is not None and me.following and not me.teaching
+
+
+def waiting_note() -> None:
+    """Above a following student's steps while the instructor has not opened a page: why
+    the lab stays here. In the fragment the class's first step reruns (in_stepper), so that
+    step changes the student's page in one run, as every later step does."""
+    me = membership.current()
+    if led() and me.applied == 0:  # the class's waiting place (catch_up), nothing published
+        st.caption(
+            "The instructor has not opened a page yet: your lab waits here at step "
+            f"{membership.WAITING_STEP}."
+        )
+
+
+def controls_note() -> None:
+    """In a following student's sidebar, where the menu and the controls go: whose they are,
+    and the way to explore (here too: the class bar, when the store cannot be reached, has
+    no button)."""
+    with st.sidebar:
+        st.caption("While you follow the class, the instructor chooses the page and the inputs.")
+        st.button("Stop following to explore", key="live_unfollow_controls",
+                  on_click=membership.update, kwargs={"following": False})  # fmt: skip
+
+
 def _view(query: str) -> dict[str, str]:
     """The instructor's published view, blanks kept: an empty typed formula is part of the view
     (dropped, the instructor's cleared formula would leave the student's in place)."""
@@ -145,6 +173,10 @@ def _keep_publishing(page_path: str) -> None:
     if me is None or not me.teaching:
         return
     publish(page_path)
+    _class_note(me)
+
+
+def _class_note(me: membership.Membership) -> None:
     st.caption(f"Class {me.shown_code}: students follow this view.")
     st.page_link("pages/teach/class.py", label="Class controls", icon=":material/groups:")
 
@@ -166,6 +198,11 @@ def bar(page_path: str) -> None:
             st.page_link("pages/teach/class.py", label=f"Class {me.shown_code}: back to the "
                          "class controls", icon=":material/groups:")  # fmt: skip
         with st.sidebar:
-            _keep_publishing(page_path)
+            if page_path == wake.STEPPER:
+                # Every fragment of the Stepper publishes as it runs (in_stepper): no timer
+                # renders the projector's page again every second.
+                _class_note(me)
+            else:
+                _keep_publishing(page_path)
     else:
         student.class_bar()

@@ -23,6 +23,7 @@ from ui.session import clicks
 
 SAID = "live_vote_said"
 DRAWN = "live_vote_drawn"  # the vote forms (radio keys) this session has drawn
+WHOLE_APP = "live_whole_app"  # the class bar's next run reruns the whole app first
 LOST_FORMS = "live_vote_lost"  # the forms whose choice came from a session that is gone
 LOST = (
     "Your vote did not arrive: the lab's connection dropped while it was sent. "
@@ -37,6 +38,8 @@ def _set_following(on: bool) -> None:
     # Rejoining shows the instructor's current view at once.
     applied = membership.NOTHING if on else membership.current().applied
     membership.update(following=on, applied=applied, left=False)
+    # The sidebar's controls come back, or give way, outside this fragment (app.py).
+    st.session_state[WHOLE_APP] = True
 
 
 def _leave() -> None:
@@ -73,6 +76,8 @@ def _bar() -> None:
     me = membership.current()
     if me is None or me.teaching:
         return
+    if st.session_state.pop(WHOLE_APP, False):
+        st.rerun(scope="app")
     try:
         poll = connect.store().poll(me.code, connect.browser_id())
     except StoreUnavailable as err:
@@ -88,18 +93,15 @@ def _bar() -> None:
     wake.listen_bar(me.code, me.following, me.applied, glance)
     with st.container(border=True, key="live_bar"):
         if glance.ended:
+            if me.following:  # nothing more to follow: the student's controls come back
+                membership.update(following=False)
+                st.rerun(scope="app")
             st.info("The class has ended. Your lab stays as it is.")
             st.button("Leave the class", key="live_leave", on_click=_leave)
             return
         left, right = st.columns([3, 1], vertical_alignment="center")
         if me.following:
-            waiting = (
-                ""
-                if glance.follow.version
-                else ", who has not opened a page yet: it waits on the Stepper at step "
-                f"{membership.WAITING_STEP}"
-            )
-            left.caption(f"Class {me.shown_code} · your lab follows the instructor{waiting}.")
+            left.caption(f"Class {me.shown_code} · your lab follows the instructor.")
             right.button("Stop following", key="live_unfollow", on_click=_set_following,
                          args=(False,), width="stretch")  # fmt: skip
         else:

@@ -50,12 +50,10 @@ _LOGGER = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class BarView:
-    """What a student's class bar shows of the class: whether it ended, its question, and
-    whether the instructor has yet to open a page (the bar says the lab waits until then)."""
+    """What a student's class bar shows of the class: whether it ended, and its question."""
 
     ended: bool
     question: Question | None
-    waiting: bool
 
 
 @dataclass(frozen=True)
@@ -76,18 +74,16 @@ class Listener:
 
 def bar_view(glance: Glance) -> BarView:
     """What of `glance` a student's class bar shows."""
-    return BarView(glance.ended, glance.question, not glance.follow.version)
+    return BarView(glance.ended, glance.question)
 
 
 def wanted(listener: Listener, glance: Glance, again: bool = False) -> ClientState | None:
     """The run that shows `glance` to this session (`again`: the whole app, for a wake-up
     that did not bring it), or None if it shows it already."""
     moved = listener.following and glance.follow.version > listener.follow_shown
-    shown, current = listener.bar_shown, bar_view(glance)
-    if not (moved or current != shown):
+    asked = bar_view(glance) != listener.bar_shown
+    if not (moved or asked):
         return None
-    # A bar that only still says the lab waits is rerun after the step (look).
-    asked = (current.ended, current.question) != (shown.ended, shown.question)
     if moved and not (asked or again) and listener.step and glance.follow.page == STEPPER:
         fragment = listener.step
     elif moved or again:
