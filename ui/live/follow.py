@@ -125,7 +125,7 @@ def controls_note() -> None:
     with st.sidebar:
         st.caption("While you follow the class, the instructor chooses the page and the inputs.")
         st.button("Stop following to explore", key="live_unfollow_controls",
-                  on_click=membership.update, kwargs={"following": False})  # fmt: skip
+                  on_click=student.set_following, args=(False,))  # fmt: skip
 
 
 def _view(query: str) -> dict[str, str]:
@@ -205,4 +205,4 @@ def bar(page_path: str) -> None:
             else:
                 _keep_publishing(page_path)
     else:
-        student.class_bar()
+        student.bar()

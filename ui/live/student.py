@@ -23,7 +23,9 @@ from ui.session import clicks
 
 SAID = "live_vote_said"
 DRAWN = "live_vote_drawn"  # the vote forms (radio keys) this session has drawn
-WHOLE_APP = "live_whole_app"  # the class bar's next run reruns the whole app first
+# Set when following changes: the class bar, if it runs alone (a fragment), reruns the whole
+# app first; a whole run (bar) has nothing left to do for it.
+WHOLE_APP = "live_whole_app"
 LOST_FORMS = "live_vote_lost"  # the forms whose choice came from a session that is gone
 LOST = (
     "Your vote did not arrive: the lab's connection dropped while it was sent. "
@@ -34,7 +36,8 @@ LOST = (
 POLL_S = 30.0
 
 
-def _set_following(on: bool) -> None:
+def set_following(on: bool) -> None:
+    """A student's lab follows the instructor again, or stops (a button's callback)."""
     # Rejoining shows the instructor's current view at once.
     applied = membership.NOTHING if on else membership.current().applied
     membership.update(following=on, applied=applied, left=False)
@@ -66,6 +69,12 @@ def _join_typed() -> None:
         membership.join(typed)
 
 
+def bar() -> None:
+    """The class bar, drawn by a whole run of the app."""
+    st.session_state.pop(WHOLE_APP, None)
+    class_bar()
+
+
 @st.fragment(run_every=POLL_S)
 def class_bar() -> None:
     with wake.woken_run():
@@ -94,7 +103,7 @@ def _bar() -> None:
     with st.container(border=True, key="live_bar"):
         if glance.ended:
             if me.following:  # nothing more to follow: the student's controls come back
-                membership.update(following=False)
+                set_following(False)
                 st.rerun(scope="app")
             st.info("The class has ended. Your lab stays as it is.")
             st.button("Leave the class", key="live_leave", on_click=_leave)
@@ -102,7 +111,7 @@ def _bar() -> None:
         left, right = st.columns([3, 1], vertical_alignment="center")
         if me.following:
             left.caption(f"Class {me.shown_code} · your lab follows the instructor.")
-            right.button("Stop following", key="live_unfollow", on_click=_set_following,
+            right.button("Stop following", key="live_unfollow", on_click=set_following,
                          args=(False,), width="stretch")  # fmt: skip
         else:
             left.caption(
@@ -111,7 +120,7 @@ def _bar() -> None:
                 else f"Class {me.shown_code} · you are exploring on your own."
             )
             label = "Back to the instructor" if me.left else "Follow the instructor"
-            right.button(label, key="live_follow", on_click=_set_following,
+            right.button(label, key="live_follow", on_click=set_following,
                          args=(True,), type="primary", width="stretch")  # fmt: skip
         _question(me.code, poll)
 
