@@ -26,6 +26,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from pages.stepper import feed
 from teaching.steps import N_STEPS
 from ui.live import follow, membership
 
@@ -116,9 +117,19 @@ def followed(data: dict, step_parts: Callable[[bool], None] | None) -> None:
     # be one more message for the phone to render.
     with follow.in_stepper("stepper"):
         follow.waiting_note()
-        _walk(data)
-        if step_parts is not None:
+        if step_parts is None:  # the instructor's
+            _walk(data)
+        else:
+            _walk({**data, "feed": _feed()})
             step_parts(True)
+
+
+def _feed() -> dict:
+    """What a following student's walk asks the server for the class's next step with
+    (ui/live/feed.py): the class, the follow version this lab shows, and its view without the
+    step, which the class's must equal for the walk to take a step alone."""
+    me = membership.current()
+    return {"address": feed.address(me.code), "after": me.applied, "view": follow.own_view()}
 
 
 def _walk(data: dict) -> None:

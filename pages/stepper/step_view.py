@@ -17,7 +17,7 @@ from teaching.verdicts import rounding_agreement
 from ui.draw.tables import numbers_table, vectors_frame
 from ui.draw.verdict_metric import verdict_metric
 
-__all__ = ["FOLLOWED", "lines", "step_lines", "why_dx_sums_to_zero"]
+__all__ = ["lines", "step_lines", "why_dx_sums_to_zero"]
 
 
 # Each step's lines are drawn once per run, each part hidden but its step's: the session's
@@ -29,9 +29,6 @@ _HIDDEN = (
     '[data-testid="stLayoutWrapper"]'
     ':has(> [class*="st-key-step_lines_"], > [class*="st-key-step_only_"])'
 )
-# A following student's tab draws its step's parts alone, under this name: always shown
-# (walk.js shows a numbered part; the class's runs replace these with each step).
-FOLLOWED = "followed"
 
 
 def _first(n: int) -> str:
@@ -50,7 +47,9 @@ def step_lines(number: int, answered: Callable[[int], bool], alone: bool = False
     whole page again for each message of a step, and the twenty steps' lines were most of
     it)."""
     if alone:
-        with st.container(key=f"step_lines_{FOLLOWED}"):
+        # Under its step's number, as every step's are: walk.js hides it when the class's
+        # next step is drawn before the run that brings that step's lines (pages/stepper/feed.py).
+        with st.container(key=f"step_lines_{number}"):
             lines(step(number), answered(number))
         return
     st.html(f"<style>{_HIDDEN} {{ display: none; }}\n{_first(number)} {{ display: flex; }}</style>")

@@ -169,7 +169,7 @@ def step_parts(inputs: Inputs, index: tuple[int, ...], locked: dict[int, str], a
     step_view.step_lines(s["step"], lambda n: n not in locked, alone)
     ask(inputs, index)
     if not alone or s["step"] == N_STEPS:
-        last_step(inputs, index, alone)
+        last_step(inputs, index)
 
 
 def ask(inputs: Inputs, index: tuple[int, ...]) -> None:
@@ -193,14 +193,13 @@ def group_index(axis: tuple[int, ...], index: tuple[int, ...]) -> tuple[int, ...
     return index[:1] if len(axis) == 2 else index
 
 
-def last_step(inputs: Inputs, index: tuple[int, ...], alone: bool) -> None:
-    """Shown with step 20 only: why Σ dx = 0 and the whole result beside the closed form
-    (`alone`: drawn for step 20 only, see step_view.step_lines)."""
+def last_step(inputs: Inputs, index: tuple[int, ...]) -> None:
+    """Shown with step 20 only: why Σ dx = 0 and the whole result beside the closed form."""
     cache, grads = compute.forward_backward(inputs)
     hint = resolving_inputs(cache, inputs.dout)
     # Every row of a batch of rows, as the tables one click away show them.
     index = group_index(cache.axis, () if inputs.x.ndim == 2 else index)
-    with st.container(key=f"step_only_{step_view.FOLLOWED if alone else N_STEPS}"):
+    with st.container(key=f"step_only_{N_STEPS}"):
         with st.expander("The result, dx, dgamma and dbeta, and why Σ dx = 0", expanded=False):
             step_view.why_dx_sums_to_zero(
                 compute.dx_sum(inputs), inputs.dtype, hint, index, "jacobian" not in s["hidden"]

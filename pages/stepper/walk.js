@@ -65,8 +65,8 @@ function sendWhenHeld(n, tries = 0) {
 // wrapper's own style: a rule keyed to the page would make the browser restyle the whole page.
 // Every step's wrapper is set, not only the one shown before: the page's rule shows the step
 // of the server's last run, whose lines can arrive after this step was drawn (a student who
-// leaves the class's step gets the twenty steps' lines then). A following student's step's
-// lines (step_lines_followed) are the class's runs' to replace.
+// leaves the class's step gets the twenty steps' lines then). A following student's page has
+// its step's lines alone, which the class's run for the next step replaces.
 const NUMBERED = /^st-key-step_(lines|only)_(\d+)$/;
 function showLines(n) {
   const parts = document.querySelectorAll(
@@ -401,6 +401,57 @@ function foldsPart(root) {
 
 const PARTS = { head, graph: graphPart, numbers: numbersPart, folds: foldsPart };
 
+// ---- a following student: the class's next step, asked of the server ----------------------
+// One request waits at a time (pages/stepper/feed.py answers when the class moves). When the
+// instructor moved the step alone (the same page and the same view as this lab's), the step is
+// drawn at once, as a key press is; the class's run for it still comes, with the step's
+// typeset lines. Anything more is left to that run, and so is a student who moved on their own.
+// Whether this drawing is older than a step the server already gave the walk (the class
+// moved twice before its run for the first was drawn): its step must not be taken back.
+function follow(feed) {
+  const same = Boolean(feed && walk.feed) && walk.feed.address === feed.address;
+  const older = same && feed.after < walk.heard;
+  walk.heard = !feed ? 0 : same ? Math.max(walk.heard, feed.after) : feed.after;
+  walk.feed = feed || null;
+  if (feed && !walk.asking) ask();
+  if (!feed && walk.asking) walk.asking.abort();
+  return older;
+}
+
+async function ask() {
+  const asking = (walk.asking = new AbortController());
+  while (walk.feed && walk.asking === asking) {
+    const feed = walk.feed;
+    let pause = 0;
+    try {
+      const url = `${feed.address}&after=${walk.heard}`;
+      const answer = await fetch(url, { signal: asking.signal, cache: "no-store" });
+      // 204: this server process does not look at the class (the runs still bring each step).
+      if (answer.status === 200) take(await answer.json(), feed);
+      else pause = 5000;
+    } catch (err) {
+      if (asking.signal.aborted) break;
+      pause = 2000; // the server restarts or the network drops: the runs say what happened
+    }
+    if (pause) await new Promise((done) => setTimeout(done, pause));
+  }
+  if (walk.asking === asking) walk.asking = null;
+}
+
+// The sentence that the instructor has not opened a page yet (ui/live/follow.py's
+// waiting_note): the class's first step on the Stepper answers it.
+const WAITING = ".st-key-class_waiting";
+
+function take(moved, feed) {
+  if (moved.version === null || moved.version <= walk.heard) return;
+  walk.heard = moved.version;
+  if (moved.page !== "stepper" || moved.view !== feed.view || !moved.step) return;
+  if (walk.step !== walk.server) return;
+  for (const waiting of document.querySelectorAll(WAITING)) waiting.style.display = "none";
+  walk.server = moved.step;
+  go(moved.step, true);
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data || !data.walk) return;
@@ -419,11 +470,14 @@ export default function (component) {
   }
   walk.sync = data.sync;
   walk.send = (n) => setTriggerValue("moved", n);
+  const older = follow(data.feed);
   const root = parentElement.querySelector(".lnlab-walk");
   root.classList.toggle("lnlab-presenter", Boolean(data.presenter));
-  // New numbers (other inputs, another vector) redraw the parts; the same ones keep them.
-  if (root.dataset.version !== data.version) {
+  // New numbers (other inputs, another vector) redraw the parts; the same ones keep them. So
+  // does a new mount: Streamlit can mount the walk anew before it unmounts the old one.
+  if (root.dataset.version !== data.version || walk.root !== root) {
     root.dataset.version = data.version;
+    walk.root = root;
     walk.parts.clear();
     for (const [part, make] of Object.entries(PARTS)) {
       walk.parts.set(part, make(root.querySelector(`.lnlab-part-${part}`)));
@@ -440,12 +494,17 @@ export default function (component) {
     // That run drew the hidden control at its own step: it must hold the one shown again.
     const shown = walk.step;
     if (shown !== data.step) later(() => walk.step === shown && tellChannel(shown));
-  } else if (data.step !== walk.server || walk.step === null) {
+  } else if ((data.step !== walk.server && !older) || walk.step === null) {
     walk.told = [];
     walk.server = data.step;
     go(data.step, true);
   }
+  // Only the mounted walk's own: an old one unmounted after the new one mounted must not
+  // clear what the new one draws with (its parts would stay empty: its step never drawn).
   return () => {
+    if (walk.root !== root) return;
+    follow(null);
+    walk.root = null;
     walk.parts.clear();
     walk.server = null;
     walk.step = null;

@@ -1,4 +1,6 @@
-"""A following student's Stepper shows its step's lines, and only them, from the first step on.
+"""A following student's Stepper shows its step's lines, and only them, from the first step on;
+the class's next step reaches its walk from the server's route before the run that brings the
+step's lines.
 
 A following student's tab draws the instructor's step's lines alone (the class redraws them
 with every step, pages/stepper/browser.py), where every other tab draws the twenty steps' and
@@ -51,6 +53,38 @@ def _only_the_lines_of(tab, number: int) -> None:
     )
 
 
+class _HeldRuns:
+    """The server's messages to a tab, passed on, or held back until released."""
+
+    def __init__(self) -> None:
+        self.tab_side = None
+        self.held: list[str | bytes] | None = None
+
+    def relay(self, socket) -> None:
+        self.tab_side = socket
+        socket.connect_to_server().on_message(self.arrived)
+
+    def arrived(self, message: str | bytes) -> None:
+        if self.held is None:
+            self.tab_side.send(message)
+        else:
+            self.held.append(message)
+
+    def hold(self) -> None:
+        self.held = []
+
+    def release(self) -> None:
+        held, self.held = self.held, None
+        for message in held:
+            self.tab_side.send(message)
+
+
+def _hold_runs(tab) -> _HeldRuns:
+    held = _HeldRuns()
+    tab.route_web_socket("**/_stcore/stream", held.relay)
+    return held
+
+
 def _next(tab) -> None:
     kit.main(tab).locator(".st-key-stepper_nav button").filter(has_text="Next").click()
 
@@ -67,6 +101,7 @@ def test_a_following_student_sees_the_lines_of_the_step_on_screen(browser, tmp_p
             for context in contexts:
                 context.add_init_script(kit.INIT_SCRIPT)
             teacher, student = teacher_context.new_page(), student_context.new_page()
+            held = _hold_runs(student)
             for tab in (teacher, student):
                 tab.set_default_timeout(FOLLOW_MS)
             kit.open_page(teacher, base, "class")
@@ -91,15 +126,26 @@ def test_a_following_student_sees_the_lines_of_the_step_on_screen(browser, tmp_p
             # The student's page holds the step's lines alone, not the twenty steps'.
             assert student.locator('[class*="st-key-step_lines_"]').count() == 1
 
-            _next(student)  # leaves the class's step: the twenty steps' lines come with it
+            # The next step reaches the walk from the server's route (pages/stepper/feed.py) with no
+            # run: with the runs' messages held back, the heading moves and step 3's lines go;
+            # step 4's come with the run.
+            held.hold()
+            _next(teacher)
+            expect(_heading(student)).to_contain_text("Step 4 of 20", timeout=FOLLOW_MS)
+            assert student.evaluate(SHOWN_LINES) == []
+            held.release()
+            _only_the_lines_of(student, 4)
             expect(_heading(student)).to_contain_text("Step 4 of 20")
+
+            _next(student)  # leaves the class's step: the twenty steps' lines come with it
+            expect(_heading(student)).to_contain_text("Step 5 of 20")
             expect(_bar(student)).to_contain_text("you left the instructor's step")
             expect(student.locator(".st-key-step_lines_20")).to_be_attached(timeout=FOLLOW_MS)
-            _only_the_lines_of(student, 4)
+            _only_the_lines_of(student, 5)
             _bar(student).get_by_role("button", name="Back to the instructor").click()
-            expect(_heading(student)).to_contain_text("Step 3 of 20", timeout=FOLLOW_MS)
+            expect(_heading(student)).to_contain_text("Step 4 of 20", timeout=FOLLOW_MS)
             expect(student.locator(".st-key-step_lines_20")).not_to_be_attached(timeout=FOLLOW_MS)
-            _only_the_lines_of(student, 3)
+            _only_the_lines_of(student, 4)
             assert not re.search(r"Traceback|Error", server.log()[-4000:]), server.log()[-4000:]
         finally:
             for context in contexts:

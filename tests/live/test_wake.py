@@ -1,4 +1,4 @@
-"""Which run a class's change asks of a student's session (ui/live/wake.wanted).
+"""Which run a class's change asks of a student's session (ui/live/wake.wanted), and when.
 
 The wake-ups themselves, on a real server, are in tests/server/test_class_wakeups.py.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 from streamlit.proto.ClientState_pb2 import ClientState
 
 from ui.live.store import Asked, Follow, Glance, Question
-from ui.live.wake import STEPPER, BarView, Listener, wanted
+from ui.live.wake import FEED_FIRST_S, STEPPER, BarView, Listener, fed_first, wanted
 
 QUESTION = Question(7, Asked("Q", "Why?", ("a", "b"), 0, "Because."), 1, True, False, 1.0)
 
@@ -61,3 +61,17 @@ def test_a_move_and_a_question_together_rerun_the_whole_app():
 def test_a_wake_up_that_did_not_bring_the_change_comes_again_as_the_whole_app():
     assert wanted(_listener(), _glance(version=4), again=True).fragment_id == ""
     assert wanted(_listener(), _glance(), again=True) is None
+
+
+def test_a_step_waits_a_moment_for_a_walk_that_has_it_from_the_feed_and_nothing_else_does():
+    student, young, old = _listener(), FEED_FIRST_S / 3, FEED_FIRST_S * 1.5
+    step = wanted(student, _glance(version=4))
+    assert fed_first(student, step, True, young)
+    assert not fed_first(student, step, True, old)  # then the step's lines come
+    assert not fed_first(student, step, False, young)  # no walk asks: the run brings the step
+    for other in (_glance(version=4, page="jacobian"), _glance(version=4, question=QUESTION)):
+        assert not fed_first(student, wanted(student, other), True, young)  # the whole app
+    asked = _listener(following=False)
+    assert not fed_first(asked, wanted(asked, _glance(question=QUESTION)), True, young)
+    off_stepper = _listener(step="")
+    assert not fed_first(off_stepper, wanted(off_stepper, _glance(version=4)), True, young)

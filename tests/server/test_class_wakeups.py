@@ -11,16 +11,23 @@ store in the test's folder.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import urllib.error
+import urllib.request
+from urllib.parse import urlencode
 
 from bench.bench_class import CODE, teacher_click, teacher_step
 from bench.local_server import LocalServer
 from bench.ws_client import RunResult, Session, run_blocking, widget_state
+from pages.stepper import feed
 from ui.live.store import Store
 
 STEP = re.compile(r"(?:^|&)step=(\d+)")
 FOLLOWING_CONTROLS = "Stop following to explore"
 SIDEBAR_WIDGET = "Random seed"
+SECRET = "the cookie secret of the test's server"
+SESSION = "a session id"  # the route takes any the server signed
 WAIT_S = 20.0  # generous for a loaded machine; bench/bench_class.py measures the delay
 
 
@@ -54,8 +61,18 @@ async def _class(port: int, store: Store) -> None:
     assert any("exploring on your own" in t for t in stopped.texts)
     assert SIDEBAR_WIDGET in stopped.widgets, "the student's controls did not come back"
 
+    # The follower's walk asks the server for the class's next step (pages/stepper/feed.py): the
+    # request waits until the instructor moves, then says the step.
+    shown_version = store.glance(code).follow.version
+    asked = asyncio.create_task(asyncio.to_thread(_ask_feed, port, code, shown_version))
+    await asyncio.sleep(0.5)
+    assert not asked.done(), "the feed answered before the class moved"
     await teacher_step(teacher)
     assert "step=2" in store.glance(code).follow.query
+    status, answer = await asyncio.wait_for(asked, WAIT_S)
+    assert status == 200 and answer["step"] == 2 and answer["page"] == "stepper", answer
+    assert answer["version"] > shown_version, answer
+    _feed_refuses_strangers(port, code)
     # Every fragment of the Stepper publishes as it runs: no 1 s timer renders the projector's
     # page again every second there (with twelve phones, a tenth of a core).
     assert 1.0 not in teacher.auto_reruns.values(), teacher.auto_reruns
@@ -80,6 +97,39 @@ async def _class(port: int, store: Store) -> None:
     await asyncio.gather(teacher.close(), follower.close(), explorer.close())
 
 
+def _ask_feed(port: int, code: str, after: object, sig: str | None = None) -> tuple[int, dict]:
+    """The feed's status and JSON answer (or {}) for a request as walk.js sends it."""
+    signed = feed.signed(code, SESSION, SECRET)
+    params = {"class": code, "session": SESSION, "sig": signed if sig is None else sig}
+    url = f"http://127.0.0.1:{port}{feed.PATH}?{urlencode({**params, 'after': after})}"
+    try:
+        with urllib.request.urlopen(url, timeout=WAIT_S + feed.HOLD_S) as response:
+            body = response.read()
+            return response.status, json.loads(body) if body else {}
+    except urllib.error.HTTPError as err:
+        return err.code, {}
+
+
+def _feed_refuses_strangers(port: int, code: str) -> None:
+    # A request without the class's signature learns nothing, not even whether the code is a
+    # class's (the route is no way around the join codes' limits); a signed one with a bad
+    # version is refused; a class no student of is connected to this process gets no wait.
+    forged = (
+        "", "0" * 32, "é" * 32, feed.signed(code, SESSION, "another secret"),
+        feed.signed("ZZZZZZZZ", SESSION, SECRET), feed.signed(code, "another session", SECRET),
+    )  # fmt: skip
+    for sig in forged:
+        assert _ask_feed(port, code, 0, sig)[0] == 403, sig
+    for stranger in ("", "é", "\u202e" + code, "x" * 4000):
+        assert _ask_feed(port, stranger, 0, feed.signed(code, SESSION, SECRET))[0] == 403, stranger
+    for after in ("", "-1", "1.5", "x", "9" * 13, "١"):
+        assert _ask_feed(port, code, after)[0] == 400, after
+    assert _ask_feed(port, "ZZZZZZZZ", 0) == (204, {})
+    # What the class has shown already comes back at once.
+    status, answer = _ask_feed(port, code, 0)
+    assert status == 200 and answer["step"] == 2, answer
+
+
 def _lines(run: RunResult) -> int:
     """How many steps' forward lines a run drew."""
     return sum("Forward line" in text for text in run.texts)
@@ -87,5 +137,6 @@ def _lines(run: RunResult) -> int:
 
 def test_the_server_moves_following_students_and_shows_everyone_the_question(tmp_path):
     url = f"sqlite:///{tmp_path / 'classes.sqlite3'}"
-    with LocalServer(launcher=True, env={"LNLAB_CLASS_DB": url}) as server:
+    env = {"LNLAB_CLASS_DB": url, "STREAMLIT_SERVER_COOKIE_SECRET": SECRET}
+    with LocalServer(launcher=True, env=env) as server:
         run_blocking(_class(server.port, Store(url)))

@@ -69,11 +69,12 @@ def test_every_install_command_uses_the_constraints() -> None:
 
 
 def test_the_launcher_starts_without_a_warning() -> None:
-    """What ./run.sh imports before Streamlit's runtime exists declares no cache: Streamlit
-    checks a cache's limits where it is declared and, with no runtime, warns once per cache
-    (twenty "No runtime found" lines greeted every start)."""
+    """What ./run.sh imports before Streamlit's runtime exists (the launcher, the app it
+    serves) declares no cache: Streamlit checks a cache's limits where it is declared and,
+    with no runtime, warns once per cache (twenty "No runtime found" lines greeted every
+    start)."""
     started = subprocess.run(
-        [sys.executable, "-c", "import ui.server.launch"],
+        [sys.executable, "-c", "import ui.server.launch, deploy.asgi"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -87,7 +88,7 @@ def test_every_library_the_app_imports_is_named_in_requirements() -> None:
     """A library the app imports itself is a requirement of its own, not something that comes
     with another (pyarrow and Pillow arrive with Streamlit, but the lab uses them directly)."""
     named = {canonicalize_name(r.name) for r in _requirements("requirements.txt")}
-    files = [ROOT / "app.py"]
+    files = [ROOT / "app.py", ROOT / "deploy" / "asgi.py"]
     for folder in ("pages", "ui", "ln_core", "teaching"):
         files += (ROOT / folder).rglob("*.py")
     assert _unnamed_imports([f for f in files if TEMPLATES not in f.parents], named) == set()

@@ -27,6 +27,7 @@ CLASS_PAGE = "class"
 # How the instructor's screen looks is not the class's view: a projector's large type stays
 # off the students' phones.
 PERSONAL = "presenter"
+WAITING_KEY = "class_waiting"  # walk.js's WAITING
 
 
 def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
@@ -46,7 +47,7 @@ def catch_up(pages: Sequence[st.Page], shown: st.Page) -> None:
     membership.update(applied=follow.version)
     page = follow.page
     if follow.query:
-        link = share.parse(_view(follow.query))
+        link = share.parse(view_of(follow.query))
         share.apply(link, st.session_state)
     elif not follow.version:  # nothing published yet
         page = membership.WAITING_PAGE
@@ -78,18 +79,13 @@ def _take_step(me: membership.Membership, page_path: str) -> None:
     except (Refused, StoreUnavailable):
         return  # the class bar says what is wrong
     if follow.version > me.applied:
-        theirs = _view(follow.query)
-        mine = share.encode(st.session_state.to_dict())
-        step = theirs.pop("step", "")
-        for view in (theirs, mine):
-            view.pop("step", None)
-            view.pop(PERSONAL, None)
-        link = share.parse({"step": step})
-        if follow.page != page_path or theirs != mine or "step" not in link.values:
+        step = instructors_step(follow.query)
+        theirs = step_free(view_of(follow.query))
+        if follow.page != page_path or theirs != own_view() or step is None:
             st.rerun()  # more than the step: the whole app catches up
-        st.session_state["step"] = link.values["step"]
+        st.session_state["step"] = step
         membership.update(applied=follow.version)
-    elif me.applied == follow.version and _instructors_step(follow.query) not in (
+    elif me.applied == follow.version and instructors_step(follow.query) not in (
         None,
         st.session_state["step"],
     ):
@@ -112,10 +108,13 @@ def waiting_note() -> None:
     step changes the student's page in one run, as every later step does."""
     me = membership.current()
     if led() and me.applied == 0:  # the class's waiting place (catch_up), nothing published
-        st.caption(
-            "The instructor has not opened a page yet: your lab waits here at step "
-            f"{membership.WAITING_STEP}."
-        )
+        # In a box of its own, which walk.js hides when it draws the class's first step from
+        # the server's route (pages/stepper/feed.py), before this run comes to remove it.
+        with st.container(key=WAITING_KEY):
+            st.caption(
+                "The instructor has not opened a page yet: your lab waits here at step "
+                f"{membership.WAITING_STEP}."
+            )
 
 
 def controls_note() -> None:
@@ -128,14 +127,27 @@ def controls_note() -> None:
                   on_click=student.set_following, args=(False,))  # fmt: skip
 
 
-def _view(query: str) -> dict[str, str]:
+def view_of(query: str) -> dict[str, str]:
     """The instructor's published view, blanks kept: an empty typed formula is part of the view
     (dropped, the instructor's cleared formula would leave the student's in place)."""
     return dict(parse_qsl(query, keep_blank_values=True))
 
 
-def _instructors_step(query: str) -> int | None:
-    return share.parse({"step": _view(query).get("step", "")}).values.get("step")
+def instructors_step(query: str) -> int | None:
+    """The step of the instructor's published view, if it is one."""
+    return share.parse({"step": view_of(query).get("step", "")}).values.get("step")
+
+
+def step_free(view: dict[str, str]) -> str:
+    """A view without its step and the personal look: two views with the same text differ in
+    the step alone (then a following student's lab takes the step without a whole run)."""
+    kept = {key: value for key, value in view.items() if key not in ("step", PERSONAL)}
+    return urlencode(sorted(kept.items()))
+
+
+def own_view() -> str:
+    """This session's view as step_free writes it."""
+    return step_free(share.encode(st.session_state.to_dict()))
 
 
 def _left() -> None:

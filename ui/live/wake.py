@@ -45,6 +45,9 @@ BUSY_S = 0.5  # s after which a woken run that did not say it ended no longer ho
 # Streamlit drops a fragment's rerun if a full run has just replaced the fragment.
 AGAIN_S = 2.0
 STEPPER = "stepper"  # the page whose fragment can take a new step without the whole app
+# s a step's run waits for a student whose walk asks the feed (pages/stepper/feed.py): the
+# walk draws the step first, with the tab's whole attention, and the run's messages after.
+FEED_FIRST_S = 0.3
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -96,6 +99,13 @@ def wanted(listener: Listener, glance: Glance, again: bool = False) -> ClientSta
     return rerun
 
 
+def fed_first(listener: Listener, rerun: ClientState, feeding: bool, age_s: float) -> bool:
+    """Whether `rerun` waits: a step alone, for a session whose walk asks the feed (`feeding`)
+    and so draws the step from there, of a class's move seen `age_s` ago."""
+    step_alone = bool(listener.step) and rerun.fragment_id == listener.step
+    return step_alone and feeding and age_s < FEED_FIRST_S
+
+
 class Waker:
     """The process's listeners and the thread that looks at the store for them.
 
@@ -112,6 +122,10 @@ class Waker:
         self.room = threading.Event()  # a woken run ended: look again without waiting
         self.glances: dict[str, Glance] = {}  # class code -> its latest glance
         self.glanced = 0.0  # when (time.monotonic)
+        # Browsers waiting for a class to move past a follow version (pages/stepper/feed.py):
+        # class code -> (version, answer, session id); changed on the loop, read by the thread.
+        self.waiting: dict[str, list[tuple[int, asyncio.Future[Glance], str]]] = {}
+        self.seen: dict[str, tuple[int, float]] = {}  # code -> follow version, first seen
         threading.Thread(target=self._look_forever, name="class-waker", daemon=True).start()
 
     def _look_forever(self) -> None:
@@ -129,9 +143,9 @@ class Waker:
             listeners = dict(self.listeners)
             self.busy = {sid: at for sid, at in self.busy.items() if now - at < BUSY_S}
             free = AT_ONCE - len(self.busy)
-        if free <= 0:
-            return
         # A look for room only (a run ended) wakes the next with what the store last said.
+        # The store is looked at even with no room for a run: the browsers waiting on the
+        # feed are answered at once, whatever the runs do.
         if now - self.glanced >= LOOK_S:
             glances = {}
             for code in {listener.code for listener in listeners.values()}:
@@ -140,7 +154,15 @@ class Waker:
                 except (Refused, StoreUnavailable):
                     continue  # the bar says what is wrong on its next run
             self.glances, self.glanced = glances, now  # read by sessions' runs (latest)
+            self.loop.call_soon_threadsafe(self._answer_waiting, glances)
+            for code, glance in glances.items():
+                if self.seen.get(code, (-1, 0.0))[0] != glance.follow.version:
+                    self.seen[code] = (glance.follow.version, now)
+        if free <= 0:
+            return
         glances = self.glances
+        with self.lock:
+            feeding = {session for held in self.waiting.values() for _, _, session in held}
         runtime = Runtime.instance()
         for session_id, listener in listeners.items():
             glance = glances.get(listener.code)
@@ -148,6 +170,8 @@ class Waker:
                 continue
             rerun = wanted(listener, glance)
             if rerun is None:
+                continue
+            if fed_first(listener, rerun, session_id in feeding, now - self.seen[listener.code][1]):
                 continue
             # The same run again for the same glance: the last did not bring it.
             if (glance, rerun.fragment_id) == (listener.woken_for, listener.woken_run):
@@ -167,6 +191,44 @@ class Waker:
                     self.listeners[session_id] = replace(
                         latest, woken_for=glance, woken_run=rerun.fragment_id, woken_at=now
                     )
+
+    def _answer_waiting(self, glances: dict[str, Glance]) -> None:
+        """On the loop: answer the browsers whose class moved past the version they hold."""
+        with self.lock:
+            waiting = {code: list(held) for code, held in self.waiting.items()}
+        for code, held in waiting.items():
+            glance = glances.get(code)
+            for after, future, _ in held:
+                if glance is not None and glance.follow.version > after and not future.done():
+                    future.set_result(glance)
+
+    def waiting_count(self) -> int:
+        """How many browsers' requests wait here."""
+        with self.lock:
+            return sum(len(held) for held in self.waiting.values())
+
+    async def moved_past(
+        self, code: str, after: int, hold_s: float, session_id: str
+    ) -> Glance | None:
+        """On the loop: the class's glance once its follow version passes `after`, or None
+        after `hold_s`, for the walk of session `session_id`. Only a class with a student
+        connected to this process is looked at."""
+        known = self.glances.get(code)
+        if known is not None and known.follow.version > after:
+            return known
+        future: asyncio.Future[Glance] = self.loop.create_future()
+        held = (after, future, session_id)
+        with self.lock:
+            self.waiting.setdefault(code, []).append(held)
+        try:
+            return await asyncio.wait_for(future, hold_s)
+        except TimeoutError:
+            return None
+        finally:
+            with self.lock:
+                self.waiting[code].remove(held)
+                if not self.waiting[code]:
+                    del self.waiting[code]
 
     def heard(self, session_id: str, listener: Listener) -> None:
         """A run of the session's class bar: what it shows now. What only the waker knows
@@ -215,6 +277,17 @@ def _waker(url: str) -> Waker:
         return _WAKERS[url]
 
 
+def watcher(code: str) -> Waker | None:
+    """For a browser's request (pages/stepper/feed.py): this process's waker if it looks at
+    the class (a student of it is connected here), else None."""
+    waker = _WAKERS.get(connect.database_url())
+    if waker is None:
+        return None
+    with waker.lock:
+        watched = any(listener.code == code for listener in waker.listeners.values())
+    return waker if watched else None
+
+
 def _here() -> tuple[Waker, str, str, ClientState] | None:
     """The waker, this run's session id and fragment, and how its browser reruns its page;
     None where no server holds the session (AppTest) or the store cannot be opened."""
@@ -243,6 +316,12 @@ def listen_bar(code: str, following: bool, follow_shown: int, glance: Glance) ->
         waker, session_id, fragment, rerun = here
         shown = bar_view(glance)
         waker.heard(session_id, Listener(code, following, rerun, fragment, "", follow_shown, shown))
+
+
+def session_id() -> str:
+    """This run's session id ("" where no server holds the session: AppTest)."""
+    here = _here()
+    return "" if here is None else here[1]
 
 
 def latest(code: str) -> Glance | None:
